@@ -269,7 +269,18 @@ pub(crate) fn check_size(cols: u16, rows: u16) -> Result<()> {
     Ok(())
 }
 
+/// The longest a look for a program waiting for input waits past `input_settle` (who asks
+/// for a secret in the MCP server, a secret held until its program reads the terminal).
+pub(crate) const READER_SETTLE: Duration = Duration::from_secs(2);
+
 impl Config {
+    /// The longest a look for a program waiting for input waits: [`READER_SETTLE`] past
+    /// `input_settle` (which may be up to 10 s), which a session must be quiet for before it
+    /// is seen waiting.
+    pub(crate) fn reader_settle(&self) -> Duration {
+        READER_SETTLE + self.input_settle
+    }
+
     /// Checks every field against its range and the rules between fields.
     pub fn validate(&self) -> Result<()> {
         check("cols", self.cols, MIN_COLS, MAX_COLS)?;

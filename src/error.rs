@@ -184,6 +184,19 @@ pub enum Error {
         /// Whether it reads a line at a time.
         canonical: bool,
     },
+    /// [`Session::send_secret`](crate::Session::send_secret) found the terminal at a password
+    /// prompt, but no program reading it, for as long as it waited (2 s past
+    /// `Config::input_settle`): the program turned echo off and went on working, or sleeps.
+    /// Nothing was typed: the secret would have waited for whatever reads the terminal next,
+    /// perhaps a shell that shows it or runs it.
+    NoSecretReader {
+        /// The session.
+        session: SessionId,
+        /// What the program does instead, as `/proc` tells it (its name and state).
+        doing: String,
+        /// How long the secret waited for a reader.
+        waited: Duration,
+    },
     /// The spawn policy (or the host's hook, or the person asked) refused a start: nothing
     /// was forked.
     SpawnDenied {
@@ -264,6 +277,7 @@ impl Error {
             Error::WaitAborted(_) => "wait_aborted",
             Error::PasteIncomplete { .. } => "paste_incomplete",
             Error::NotAtPasswordPrompt { .. } => "not_at_password_prompt",
+            Error::NoSecretReader { .. } => "no_secret_reader",
             Error::EngineStopped => "engine_stopped",
             Error::WaitConditionPanicked { .. } | Error::RequestPanicked { .. } => "internal",
             Error::Io { .. } => "io",
@@ -483,6 +497,10 @@ impl fmt::Display for Whole<'_> {
             Error::PasteIncomplete { session, sent, total, reason } => write!(
                 f,
                 "the paste to session {session} {reason} after {sent} of its {total} bytes were queued: the program is not reading its input (interrupt it with a signal, or read its screen)"
+            ),
+            Error::NoSecretReader { session, doing, waited } => write!(
+                f,
+                "session {session} is at a password prompt, but its program did not read the terminal within {waited:.1?} ({doing}): the secret would wait there for whatever reads it next; the secret was not typed (send it once the program waits for the password)"
             ),
             Error::NotAtPasswordPrompt { session, echo, canonical } => write!(
                 f,

@@ -241,16 +241,39 @@ impl Session {
     /// control character, or longer than [`MAX_SECRET_BYTES`], is refused whole; so is one
     /// the program would read after earlier lines it has not read yet, or that would pass
     /// through a terminal that echoes on its way to a terminal a program of the session hosts
-    /// (a relay that does not make the session's terminal raw); one typed while no program
-    /// reads the terminal (where `/proc` tells: send it once the status says the program
-    /// waits for a password); and one the terminal would not pass whole as one line (a
-    /// character of it that a program made a special character, `stty intr z`, or an Enter
-    /// that ends no line, `stty -icrnl`).
+    /// (a relay that does not make the session's terminal raw); and one the terminal would
+    /// not pass whole as one line (a character of it that a program made a special character,
+    /// `stty intr z`, or an Enter that ends no line, `stty -icrnl`).
+    ///
+    /// It is typed only while a program of the foreground group is blocked reading the
+    /// terminal (where `/proc` can tell). Programs print their prompt and turn echo off a few
+    /// milliseconds before they read, so a secret sent as soon as the prompt shows may find
+    /// no reader yet: the call then waits, the reactor looking again every 20 ms for up to
+    /// 2 s past `Config::input_settle`, and types the secret as soon as a program reads
+    /// (checking the modes again then). When the time runs out with no program reading (one
+    /// that turned echo off and went on working, or asleep: `stty -echo; sleep 9`) it fails
+    /// with [`Error::NoSecretReader`], saying what the program does, and types nothing.
     pub fn send_secret(&self, secret: &str) -> Result<()> {
         check_secret(secret)?;
+        self.secret_request(secret.as_bytes().to_vec(), None).map(drop)
+    }
+
+    /// Asks the reactor to type `secret` (see [`Session::send_secret`]) and waits for its
+    /// answer, which may be held until a program reads the terminal; with `skip`, each look
+    /// first moves that reader past everything printed before, and the answer is the line
+    /// the secret was typed on.
+    fn secret_request(
+        &self,
+        secret: Vec<u8>,
+        skip: Option<u64>,
+    ) -> Result<Option<crate::term::transcript::TypedLine>> {
+        let (tx, rx) = crossbeam_channel::bounded(1);
         let id = self.id;
-        let secret = secret.as_bytes().to_vec();
-        self.client.call_for(self.id, move |r| r.send_secret(id, &secret))
+        self.client.call_for(id, move |r| {
+            r.send_secret(id, secret, skip, tx.into());
+            Ok(())
+        })?;
+        rx.recv().map_err(|_| Error::EngineStopped)?
     }
 
     /// Sends bytes as they are. Fails with [`Error::QueueFull`] rather than block when the
@@ -701,11 +724,15 @@ impl Session {
         input: crate::reactor::Noted,
         skip: &Session,
     ) -> Result<Option<crate::term::transcript::TypedLine>> {
-        if let crate::reactor::Noted::Typing(typing) = &input {
-            self.until_shell_reads_before(typing)?;
-        }
+        let typing = match input {
+            crate::reactor::Noted::Typing(typing) => typing,
+            crate::reactor::Noted::Secret(secret) => {
+                return self.secret_request(secret, Some(skip.reader));
+            }
+        };
+        self.until_shell_reads_before(&typing)?;
         let (id, skip) = (self.id, skip.reader);
-        self.client.call_for(self.id, move |r| r.send_noting_line(id, input, skip))
+        self.client.call_for(self.id, move |r| r.send_noting_line(id, typing, skip))
     }
 
     /// Types `typing` now, answering whether it submitted a line and the line the cursor is

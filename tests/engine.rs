@@ -2126,8 +2126,6 @@ fn a_secret_is_not_typed_behind_an_unfinished_line() {
     expect(&session, Until::screen_contains("Password: "));
     let modes = session.info().unwrap().line_modes.unwrap();
     assert_eq!(modes.input_kind(), termloom::InputKind::Password);
-    // (A secret is typed only once the program reads.)
-    expect(&session, Until::input_wait());
     session.send_secret("hunter2").unwrap();
     expect(&session, Until::regex(r"read \d+ chars").unwrap());
     let scrollback = session.scrollback(1 << 20).unwrap().text;
@@ -2162,8 +2160,9 @@ fn a_secret_is_not_typed_through_a_relay_whose_terminal_echoes() {
 /// A terminal that reads a line without echo, but that no program reads (a command turned
 /// echo off, then went on working): a secret typed there waited for the next reader, here the
 /// shell, which showed it on its command line and printed it in its error
-/// (`bash: hunter2: command not found`). It is refused; the shell later reads nothing of it.
-/// The command waits on a FIFO, opened by the test once the secret was refused.
+/// (`bash: hunter2: command not found`). It is refused once no program read within the time
+/// a secret waits for one (2 s past `input_settle`), saying what the program does: one
+/// blocked on a FIFO (opened by the test once the secret was refused), one asleep.
 #[test]
 fn a_secret_is_not_typed_while_no_program_reads_the_terminal() {
     let dir = TestDir::new("secret-no-reader");
@@ -2180,14 +2179,59 @@ fn a_secret_is_not_typed_while_no_program_reads_the_terminal() {
     expect(&session, Until::text("busy-42"));
     let modes = session.info().unwrap().line_modes.unwrap();
     assert_eq!(modes.input_kind(), termloom::InputKind::Password, "echo is off");
+    let started = std::time::Instant::now();
     let err = session.send_secret("hunter2").unwrap_err();
-    assert!(err.to_string().contains("not reading its terminal"), "{err}");
+    assert!(matches!(err, Error::NoSecretReader { .. }), "{err}");
+    assert!(started.elapsed() >= Duration::from_secs(2), "{:?}", started.elapsed());
     assert!(!err.to_string().contains("hunter2"), "{err}");
     std::fs::write(&gate, "go\n").unwrap();
     expect(&session, Until::text("done-42"));
     expect(&session, Until::input_wait());
-    let scrollback = scrollback_once_the_shell_answers(&session, "");
+    session.submit("stty -echo; echo asleep-$((6*7)); sleep 30; stty echo").unwrap();
+    expect(&session, Until::text("asleep-42"));
+    let err = session.send_secret("hunter2").unwrap_err();
+    assert!(matches!(err, Error::NoSecretReader { .. }), "{err}");
+    assert!(err.to_string().contains("sleep"), "{err}");
+    session.send_bytes(b"\x03").unwrap();
+    expect(&session, Until::input_wait());
+    let scrollback = scrollback_once_the_shell_answers(&session, "stty echo; ");
     assert!(!scrollback.contains("hunter2"), "{scrollback}");
+}
+
+/// Programs print their password prompt and turn echo off a few milliseconds before they
+/// block reading the terminal: a secret sent as soon as the prompt shows (python3's
+/// `getpass`) found no reader and was refused, 9 times in 20. It waits for the reader, and is
+/// typed every time. (The prompt is split in the command, so its echo does not match.) So is
+/// one for a prompt that reads with a timeout in a loop.
+#[test]
+fn a_secret_sent_as_the_prompt_shows_waits_for_its_reader() {
+    if !require("python3") {
+        return;
+    }
+    let engine = engine();
+    let session = bash(&engine);
+    expect(&session, Until::input_wait());
+    for round in 0..20 {
+        session
+            .submit(&format!(
+                "python3 -c \"import getpass; p = getpass.getpass('Pass' 'word-{round}: '); \
+                 print('got-' + p + '-end-{round}')\""
+            ))
+            .unwrap();
+        expect(&session, Until::screen_contains(format!("Password-{round}: ")));
+        session.send_secret("hunter2").unwrap_or_else(|err| panic!("round {round}: {err}"));
+        expect(&session, Until::text(format!("got-hunter2-end-{round}")));
+    }
+    // A prompt that reads with a timeout in a loop sleeps in `pselect6` on a short timer,
+    // which the probe does not take for a wait on the terminal at first, and turns echo on
+    // between its reads: the secret is held through both, and typed (on its second read).
+    session
+        .submit("printf 'Pass''word-t: '; while ! read -s -t 0.5 -r p; do :; done; echo \"got-$p-end-t\"")
+        .unwrap();
+    expect(&session, Until::screen_contains("Password-t: "));
+    session.send_secret("hunter2").unwrap();
+    expect(&session, Until::text("got-hunter2-end-t"));
+    session.close().unwrap();
 }
 
 /// A secret must reach the program that asks whole, as one line. A terminal whose interrupt

@@ -1324,3 +1324,25 @@ fn the_kits_secret_is_typed_only_at_a_password_prompt_and_seen_nowhere() {
     assert!(!scrollback.contains("hunter2"), "{scrollback}");
     assert!(!String::from_utf8_lossy(&raw).contains("hunter2"));
 }
+
+/// The kit's `send_secret` right after the prompt shows, as a test writes it: python3's
+/// `getpass` prints its prompt and turns echo off a few milliseconds before it reads, and the
+/// secret was refused then (within 30 rounds, every run). It waits for the reader, and is
+/// typed every time, its answer found past it. (The prompt is split in the command, so its echo does not match.)
+#[test]
+fn the_kits_secret_sent_as_the_prompt_shows_waits_for_its_reader() {
+    if !require("python3") {
+        return;
+    }
+    let kit = TestSession::builder("sh").start();
+    kit.wait_for_input();
+    for round in 0..30 {
+        kit.submit(&format!(
+            "python3 -c \"import getpass; p = getpass.getpass('Pass' 'word-{round}: '); \
+             print('got-' + p + '-end-{round}')\""
+        ));
+        kit.wait_for_screen_text(&format!("Password-{round}: "));
+        kit.send_secret("hunter2");
+        kit.wait_for_output(&format!("got-hunter2-end-{round}"));
+    }
+}

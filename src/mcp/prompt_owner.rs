@@ -18,14 +18,10 @@ use std::time::Duration;
 use super::tools::ToolError;
 use crate::{Activity, Session};
 
-/// The longest a look at who asks waits for the session to be seen waiting for input, past
-/// `Config::input_settle` (see [`settle`]).
-pub(crate) const SETTLE: Duration = Duration::from_secs(2);
-
-/// The longest a look at who asks waits, with `config`: [`SETTLE`] past its `input_settle`
+/// The longest a look at who asks waits, with `config`: 2 s past its `input_settle`
 /// (which may be up to 10 s), which a session must be quiet for before it is seen waiting.
 pub(crate) fn settle(config: &crate::Config) -> Duration {
-    SETTLE + config.input_settle
+    config.reader_settle()
 }
 
 /// The process at a session's password prompt, and the prompt, when the secret is asked for.
@@ -172,7 +168,7 @@ mod tests {
         session.close().unwrap();
     }
 
-    /// With `input_settle` longer than [`SETTLE`], a session must still be seen waiting
+    /// With `input_settle` longer than the 2 s the look waits past it, a session must still be seen waiting
     /// within the look, or no secret could ever be typed.
     #[test]
     fn the_look_outlasts_a_long_input_settle() {

@@ -41,6 +41,7 @@ mod open_line;
 mod outside_scan;
 mod reply;
 mod requests;
+mod secret;
 mod terminal_io;
 mod waiters;
 
@@ -128,6 +129,8 @@ enum Timer {
     Paste { session: u64, paste: u64 },
     /// The session may be past its idle timeout or lifetime.
     Reap(u64),
+    /// A secret held for the session looks again for a program reading it.
+    Secret(u64),
 }
 
 impl Timer {
@@ -144,7 +147,8 @@ impl Timer {
             | Timer::Sync(id)
             | Timer::Quiet(id)
             | Timer::Look(id)
-            | Timer::Reap(id) => id,
+            | Timer::Reap(id)
+            | Timer::Secret(id) => id,
         }
     }
 }
@@ -759,6 +763,9 @@ pub(crate) struct Reactor {
     /// Pending timers, earliest first; answered waits remove theirs, so none fires for
     /// nothing.
     timers: BTreeSet<(Instant, Timer)>,
+    /// Secrets waiting for their program to read the terminal, one at most a session (see
+    /// `secret`).
+    held_secrets: HashMap<u64, secret::HeldSecret>,
     /// Ids for `run_command` callers (waits bring their own).
     next_waiter: u64,
     buffer: Box<[u8]>,
@@ -796,6 +803,7 @@ impl Reactor {
             next_id: 1,
             unstarted: BTreeSet::new(),
             timers: BTreeSet::new(),
+            held_secrets: HashMap::new(),
             next_waiter: 0,
             buffer: vec![0; READ_BUFFER].into_boxed_slice(),
             backlog: VecDeque::new(),
@@ -922,9 +930,10 @@ impl Reactor {
         self.timers.remove(&(at, timer));
     }
 
-    /// Drops every timer of a session (it was closed).
+    /// Drops every timer of a session (it was closed), answering the secret it held.
     fn unschedule_session(&mut self, id: u64) {
         self.timers.retain(|(_, timer)| timer.session() != id);
+        self.drop_held_secret(id);
     }
 
     fn fire_timers(&mut self) {
@@ -958,6 +967,7 @@ impl Reactor {
             Timer::CommandCheck { session, waiter } => self.command_check(session, waiter),
             Timer::Paste { session, paste } => self.abort_paste(session, paste, "timed out"),
             Timer::Reap(id) => self.reap_check(id),
+            Timer::Secret(id) => self.secret_look(id),
         }
     }
 

@@ -170,7 +170,7 @@ fn relayed_modes(slot: &Slot) -> Option<Termios> {
 /// whether the terminal echoes it itself (`ECHO`), under `terminal`, its modes as the
 /// request read them (once, after the output waiting unread: read again, they cost a second
 /// `TCGETS2` a submitting key).
-fn typed_line_of(
+pub(super) fn typed_line_of(
     slot: &Slot,
     echo: Option<String>,
     terminal: Option<&Termios>,
@@ -412,7 +412,11 @@ impl Reactor {
     /// (`None`: looked for here). Reading the output first gives the program the chance to
     /// have changed its modes (turned signals off, echo on) before they are read; a change
     /// it makes after is not seen (the one reading decides the whole request).
-    fn modes_after_output(&mut self, id: SessionId, read: Option<bool>) -> Option<Termios> {
+    pub(super) fn modes_after_output(
+        &mut self,
+        id: SessionId,
+        read: Option<bool>,
+    ) -> Option<Termios> {
         if read.unwrap_or_else(|| self.read_unread(id.0)) {
             self.read_unread(id.0);
         }
@@ -427,21 +431,14 @@ impl Reactor {
     }
 
     /// Types a secret and Enter, only if the terminal is at a password prompt (canonical
-    /// input, echo off) at this moment and no earlier input waits to be written or read:
-    /// checked just before the bytes are written, in the same turn. A program on a terminal a
-    /// program of the session hosts (`sudo` with `use_pty`) may be the one asking, but only
-    /// while the session's own terminal does not echo either (the secret passes through it).
-    /// The secret is never recorded, logged or put in an error.
-    pub(crate) fn send_secret(&mut self, id: SessionId, secret: &[u8]) -> Result<()> {
-        // Output waiting unread is read before the modes: reading it may let the program
-        // turn echo back on, which the check below must see.
-        let terminal = self.modes_after_output(id, None);
-        self.send_secret_under(id, secret, terminal).map(drop)
-    }
-
-    /// [`send_secret`](Self::send_secret) under `terminal`, the terminal's modes, read once
-    /// for the request; whether the secret's Enter submits a line (see [`submits_into`]).
-    fn send_secret_under(
+    /// input, echo off) at this moment, a program reads it, and no earlier input waits to be
+    /// written or read: checked just before the bytes are written, in the same turn. A
+    /// program on a terminal a program of the session hosts (`sudo` with `use_pty`) may be the
+    /// one asking, but only while the session's own terminal does not echo either (the secret
+    /// passes through it). The secret is never recorded, logged or put in an error. Fails
+    /// with [`Error::NoSecretReader`] when no program reads the terminal (where `/proc`
+    /// tells): the caller ([`Reactor::send_secret`]) looks again until its time is out.
+    pub(super) fn send_secret_under(
         &mut self,
         id: SessionId,
         secret: &[u8],
@@ -518,9 +515,11 @@ impl Reactor {
                 Default::default(),
             );
             if let Some(reason) = input_wait::not_reading(&wait) {
-                return Err(Error::InvalidInput(format!(
-                    "session {id}'s program is not reading its terminal now ({reason}): the secret would wait there for whatever reads it next; the secret was not typed (send it once the program waits for the password)"
-                )));
+                return Err(Error::NoSecretReader {
+                    session: id,
+                    doing: reason.to_owned(),
+                    waited: Duration::ZERO,
+                });
             }
         }
         // Text typed earlier without Enter (an unfinished line, which the terminal holds
@@ -730,18 +729,12 @@ impl Reactor {
     pub(crate) fn send_noting_line(
         &mut self,
         id: SessionId,
-        input: Noted,
+        typing: Typing,
         skip: u64,
     ) -> Result<Option<TypedLine>> {
         let modes = self.modes_after_output(id, None);
         self.skip_output(id, skip)?;
-        let (submits, line) = match input {
-            Noted::Typing(typing) => self.type_taking_line(id, typing, modes)?,
-            Noted::Secret(secret) => {
-                let submits = self.send_secret_under(id, &secret, modes.clone())?;
-                (submits, typed_line_of(self.slot(id)?, None, modes.as_ref()))
-            }
-        };
+        let (submits, line) = self.type_taking_line(id, typing, modes)?;
         Ok(line.filter(|_| submits))
     }
 

@@ -1,0 +1,123 @@
+//! A secret held until a program reads it: programs print their password prompt and turn
+//! echo off a few milliseconds before they block reading the terminal (`getpass`, `su`), so
+//! a secret sent as soon as the prompt shows finds the modes of a password prompt but no
+//! reader yet. The reactor holds it and looks again on a timer, every [`LOOK_EVERY`], for up
+//! to `Config::reader_settle` (2 s past `input_settle`); it types the secret in the turn it
+//! sees the program blocked reading, under the modes read in that turn, and refuses it with
+//! [`Error::NoSecretReader`] once the time is out (a program that turned echo off and went on
+//! working: `stty -echo; sleep 9`). Once a look saw the password prompt, one that sees the
+//! terminal echo again holds it too (a prompt reading with a timeout in a loop, `read -s -t
+//! 0.5`, turns echo on between its reads), refused with [`Error::NotAtPasswordPrompt`] if
+//! that is what the last look saw. Any other refusal is answered at once.
+
+use super::*;
+use crate::term::transcript::TypedLine;
+use requests::typed_line_of;
+
+/// How often a held secret looks again for a program reading the terminal.
+const LOOK_EVERY: Duration = Duration::from_millis(20);
+
+/// A secret waiting for its program to read the terminal (see the module's documentation).
+pub(super) struct HeldSecret {
+    /// The secret, zeroed once it is typed or refused.
+    secret: Vec<u8>,
+    /// The reader moved past the output before the secret, in each look (the testing kit).
+    skip: Option<u64>,
+    /// When it was first asked for.
+    started: Instant,
+    /// Whether a look held it already: it saw the password prompt, with no reader.
+    waited: bool,
+    /// When it is refused if no program reads by then.
+    deadline: Instant,
+    /// The caller, answered with the line the secret was typed on (for `skip`).
+    reply: Reply<Result<Option<TypedLine>>>,
+}
+
+impl Drop for HeldSecret {
+    fn drop(&mut self) {
+        self.secret.fill(0);
+    }
+}
+
+impl Reactor {
+    /// Types a secret and Enter into session `id` (see [`Reactor::send_secret_under`]),
+    /// answering `reply`; held while the terminal is at a password prompt that no program
+    /// reads yet (see the module's documentation). With `skip`, each look first moves that
+    /// reader past everything printed before it, and the answer is the line the secret was
+    /// typed on (the testing kit's waits).
+    pub(crate) fn send_secret(
+        &mut self,
+        id: SessionId,
+        secret: Vec<u8>,
+        skip: Option<u64>,
+        reply: Reply<Result<Option<TypedLine>>>,
+    ) {
+        let started = Instant::now();
+        let deadline = after(started, self.config.reader_settle());
+        let mut held = HeldSecret { secret, skip, started, waited: false, deadline, reply };
+        if self.held_secrets.contains_key(&id.0) {
+            let refused = Error::InvalidInput(format!(
+                "session {id} has a secret waiting for its program to read already; the secret was not typed (send it once the first one is answered)"
+            ));
+            held.reply.take().send(Err(refused));
+            return;
+        }
+        self.look_for_secret_reader(id, held);
+    }
+
+    /// A held secret's timer: looks again.
+    pub(super) fn secret_look(&mut self, session: u64) {
+        if let Some(held) = self.held_secrets.remove(&session) {
+            self.look_for_secret_reader(SessionId(session), held);
+        }
+    }
+
+    /// Answers the secret held for session `session`, which ended or was closed, with the
+    /// error input to it gets.
+    pub(super) fn drop_held_secret(&mut self, session: u64) {
+        if let Some(mut held) = self.held_secrets.remove(&session) {
+            let err = self.accepting(SessionId(session)).err();
+            let err = err.unwrap_or_else(|| self.missing(SessionId(session)));
+            held.reply.take().send(Err(err));
+        }
+    }
+
+    /// One look: types the secret if a program reads the terminal (or refuses it for another
+    /// reason); else holds it until the next look, or refuses it once its time is out.
+    fn look_for_secret_reader(&mut self, id: SessionId, mut held: HeldSecret) {
+        // Output waiting unread is read before the modes: reading it may let the program
+        // turn echo back on, which the check must see.
+        let modes = self.modes_after_output(id, None);
+        let answer = match held.skip.map(|reader| self.skip_output(id, reader)) {
+            Some(Err(err)) => Err(err),
+            _ => self.send_secret_under(id, &held.secret, modes.clone()),
+        };
+        // Once a look saw a password prompt, a later one that sees none holds the secret
+        // too: a prompt that reads with a timeout in a loop (`read -s -t 0.5`) turns echo
+        // back on between its reads.
+        let holds = |err: &Error, waited: bool| match err {
+            Error::NoSecretReader { .. } => true,
+            Error::NotAtPasswordPrompt { .. } => waited,
+            _ => false,
+        };
+        let answer = match answer {
+            Err(err) if holds(&err, held.waited) && Instant::now() < held.deadline => {
+                held.waited = true;
+                let at = after(Instant::now(), LOOK_EVERY).min(held.deadline);
+                self.held_secrets.insert(id.0, held);
+                self.schedule(at, Timer::Secret(id.0));
+                return;
+            }
+            Err(Error::NoSecretReader { session, doing, .. }) => {
+                Err(Error::NoSecretReader { session, doing, waited: held.started.elapsed() })
+            }
+            Err(err) => Err(err),
+            // Taken once it is written: nothing was fed since the modes were read.
+            Ok(true) if held.skip.is_some() => {
+                Ok(self.slot(id).ok().and_then(|slot| typed_line_of(slot, None, modes.as_ref())))
+            }
+            Ok(_) => Ok(None),
+        };
+        held.reply.take().send(answer);
+    }
+}
