@@ -917,20 +917,26 @@ fn another_sessions_busy_daemon_does_not_hold_a_client_reading_a_socket() {
 
 /// A password asked for in GNU screen's one window: the window's program is the reader, on
 /// a terminal that reads lines with echo off, so a secret may be typed (the session's
-/// terminal, which screen keeps raw, does not echo it either).
+/// terminal, which screen keeps raw, does not echo it either). That terminal's modes must
+/// pass the secret whole too: with `stty intr z` there, a secret's `z` would drop its start
+/// (and interrupt the prompt), so a secret holding one is refused, naming nothing of it.
 #[test]
 fn a_secret_is_typed_at_a_password_prompt_in_gnu_screens_window() {
     if !require("screen") || !require(&shell_program()) {
         return;
     }
     let dir = private_dir("screen-secret");
-    let asks = "stty -echo; printf 'Password: '; read -r p; stty echo; echo; echo got-$p; sleep 60";
+    let asks = "stty -echo intr z; printf 'Password: '; read -r p; stty echo intr ^C; echo; \
+                echo \"got-$p-end\"; sleep 60";
     let engine = engine();
     let screen = gnu_screen(&engine, &dir, &["-c", "/dev/null", "sh", "-c", asks]);
     expect(&screen, Until::screen_contains("Password:"));
     assert_eq!(input_wait_fires(&screen), Some(InputKind::Password));
+    let err = screen.send_secret("abzcd").unwrap_err();
+    assert!(err.to_string().contains("acts on a character"), "{err}");
+    assert!(!err.to_string().contains("abzcd"), "{err}");
     screen.send_secret("hunter2").unwrap();
-    expect(&screen, Until::screen_contains("got-hunter2"));
+    expect(&screen, Until::screen_contains("got-hunter2-end"));
     screen.close().unwrap();
 }
 
