@@ -232,8 +232,8 @@ impl Error {
     /// `too_many_sessions`, `no_shell_integration`, `not_at_prompt`, `command_incomplete` (the
     /// command line was left unfinished and abandoned: the shell is back at its prompt),
     /// `wait_not_held` (a wait's condition did not hold: [`crate::WaitOutcome::held`]),
-    /// `wait_aborted`, `paste_incomplete`, `not_at_password_prompt`, `engine_stopped`,
-    /// `internal` (a bug) or `io`.
+    /// `wait_aborted`, `paste_incomplete`, `not_at_password_prompt`, `no_secret_reader`,
+    /// `engine_stopped`, `internal` (a bug) or `io`.
     pub fn code(&self) -> &'static str {
         match self {
             Error::UnknownSession(_) => "unknown_session",
