@@ -2223,10 +2223,15 @@ fn a_secret_sent_as_the_prompt_shows_waits_for_its_reader() {
         expect(&session, Until::text(format!("got-hunter2-end-{round}")));
     }
     // A prompt that reads with a timeout in a loop sleeps in `pselect6` on a short timer,
-    // which the probe does not take for a wait on the terminal at first, and turns echo on
-    // between its reads: the secret is held through both, and typed (on its second read).
+    // which the probe does not take for a wait on the terminal at first, and may turn echo
+    // on between its reads (`read -s -t` does; here for 50 ms): the secret is held through
+    // both, and typed on a later read.
     session
-        .submit("printf 'Pass''word-t: '; while ! read -s -t 0.5 -r p; do :; done; echo \"got-$p-end-t\"")
+        .submit(
+            "stty -echo; printf 'Pass''word-t: '; \
+             while ! read -t 0.2 -r p; do stty echo; sleep 0.05; stty -echo; done; \
+             stty echo; echo; echo \"got-$p-end-t\"",
+        )
         .unwrap();
     expect(&session, Until::screen_contains("Password-t: "));
     session.send_secret("hunter2").unwrap();
