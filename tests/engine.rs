@@ -2162,7 +2162,8 @@ fn a_secret_is_not_typed_through_a_relay_whose_terminal_echoes() {
 /// shell, which showed it on its command line and printed it in its error
 /// (`bash: hunter2: command not found`). It is refused once no program read within the time
 /// a secret waits for one (2 s past `input_settle`), saying what the program does: one
-/// blocked on a FIFO (opened by the test once the secret was refused), one asleep.
+/// blocked on a FIFO (opened by the test once the secret was refused), one asleep, while
+/// another session is served as usual.
 #[test]
 fn a_secret_is_not_typed_while_no_program_reads_the_terminal() {
     let dir = TestDir::new("secret-no-reader");
@@ -2189,7 +2190,20 @@ fn a_secret_is_not_typed_while_no_program_reads_the_terminal() {
     expect(&session, Until::input_wait());
     session.submit("stty -echo; echo asleep-$((6*7)); sleep 30; stty echo").unwrap();
     expect(&session, Until::text("asleep-42"));
-    let err = session.send_secret("hunter2").unwrap_err();
+    // The secret is held on the reactor's timers, which go on serving every other session:
+    // another shell answers one command after another while it waits.
+    let other = bash(&engine);
+    expect(&other, Until::input_wait());
+    let held = session.clone();
+    let secret = std::thread::spawn(move || held.send_secret("hunter2"));
+    let mut answered = 0;
+    while !secret.is_finished() {
+        other.submit(&format!("echo answered-$((6*7))-{answered}")).unwrap();
+        expect(&other, Until::text(format!("answered-42-{answered}")));
+        answered += 1;
+    }
+    let err = secret.join().unwrap().unwrap_err();
+    assert!(answered >= 3, "another session answered {answered} commands while it was held");
     assert!(matches!(err, Error::NoSecretReader { .. }), "{err}");
     assert!(err.to_string().contains("sleep"), "{err}");
     session.send_bytes(b"\x03").unwrap();
