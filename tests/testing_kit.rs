@@ -1328,7 +1328,8 @@ fn the_kits_secret_is_typed_only_at_a_password_prompt_and_seen_nowhere() {
 /// The kit's `send_secret` right after the prompt shows, as a test writes it: python3's
 /// `getpass` prints its prompt and turns echo off a few milliseconds before it reads, and the
 /// secret was refused then (within 30 rounds, every run). It waits for the reader, and is
-/// typed every time, its answer found past it. (The prompt is split in the command, so its echo does not match.)
+/// typed every time, its answer found past it. (The prompt is split in the command, so its
+/// echo does not match.)
 #[test]
 fn the_kits_secret_sent_as_the_prompt_shows_waits_for_its_reader() {
     if !require("python3") {

@@ -168,8 +168,8 @@ mod tests {
         session.close().unwrap();
     }
 
-    /// With `input_settle` longer than the 2 s the look waits past it, a session must still be seen waiting
-    /// within the look, or no secret could ever be typed.
+    /// With `input_settle` longer than the 2 s the look waits past it, a session must still be
+    /// seen waiting within the look, or no secret could ever be typed.
     #[test]
     fn the_look_outlasts_a_long_input_settle() {
         let config = Config { input_settle: Duration::from_secs(3), ..Config::default() };
