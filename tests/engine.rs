@@ -2253,6 +2253,62 @@ fn a_secret_sent_as_the_prompt_shows_waits_for_its_reader() {
     session.close().unwrap();
 }
 
+/// A secret needs only some thread of the foreground group blocked on the terminal. Python's
+/// `getpass` beside a daemon thread spinning for ever was refused every time after 2 s
+/// (`NoSecretReader`: the spinning thread "is running"), and a countdown prompt that waits in
+/// `select` on the terminal with a 250 ms timer, redrawing between, was refused ("not in a
+/// wait for the terminal"); with a 1 s timer it was typed only once the timer had gone off
+/// and the prompt had counted down. Both are typed, the countdown's before its first tick.
+#[test]
+fn a_secret_is_typed_beside_a_busy_thread_and_into_a_ticking_prompt() {
+    if !require("python3") {
+        return;
+    }
+    let dir = TestDir::new("secret-busy-ticking");
+    let engine = engine();
+    let session = bash(&engine);
+    expect(&session, Until::input_wait());
+    for round in 0..3 {
+        session
+            .submit(&format!(
+                "python3 -c \"import getpass, threading; \
+                 threading.Thread(target=lambda: [0 for _ in iter(int, 1)], daemon=True).start(); \
+                 p = getpass.getpass('Pass' 'word-b{round}: '); print('got-' + p + '-end-b{round}')\""
+            ))
+            .unwrap();
+        expect(&session, Until::screen_contains(format!("Password-b{round}: ")));
+        session.send_secret("hunter2").unwrap_or_else(|err| panic!("busy {round}: {err}"));
+        expect(&session, Until::text(format!("got-hunter2-end-b{round}")));
+    }
+    // A countdown in `select` on descriptor 0, echo off, redrawn each time the timer goes off.
+    let countdown = dir.join("countdown.py");
+    std::fs::write(
+        &countdown,
+        "import os, select, sys, termios\n\
+         tag, timer = sys.argv[1], float(sys.argv[2])\n\
+         old = termios.tcgetattr(0); new = termios.tcgetattr(0); new[3] &= ~termios.ECHO\n\
+         termios.tcsetattr(0, termios.TCSAFLUSH, new)\n\
+         left = 30\n\
+         sys.stdout.write('Pass' 'word-%s (%d): ' % (tag, left)); sys.stdout.flush()\n\
+         while not select.select([0], [], [], timer)[0]:\n\
+         \x20   left -= 1\n\
+         \x20   sys.stdout.write('\\rPass' 'word-%s (%d): ' % (tag, left)); sys.stdout.flush()\n\
+         line = os.read(0, 1024).decode().strip()\n\
+         termios.tcsetattr(0, termios.TCSAFLUSH, old)\n\
+         print('\\ngot-%s-end-%s-%d' % (line, tag, left))\n",
+    )
+    .unwrap();
+    for (tag, timer) in [("q", "0.25"), ("s", "1.0")] {
+        session.submit(&format!("python3 '{}' {tag} {timer}", countdown.display())).unwrap();
+        expect(&session, Until::screen_contains(format!("Password-{tag} (")));
+        session.send_secret("hunter2").unwrap_or_else(|err| panic!("timer {timer}: {err}"));
+        expect(&session, Until::text(format!("got-hunter2-end-{tag}-")));
+    }
+    // (The 1 s countdown took it before its first tick.)
+    expect(&session, Until::text("got-hunter2-end-s-30"));
+    session.close().unwrap();
+}
+
 /// A secret must reach the program that asks whole, as one line. A terminal whose interrupt
 /// character a program set to a printable one (`stty intr z`) dropped the secret's start at
 /// its `z` and interrupted the prompt, and the shell ran the rest (`bash: unter: command not

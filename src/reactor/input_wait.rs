@@ -663,17 +663,18 @@ fn still_reads(slot: &Slot, reader: Option<i32>) -> bool {
     }
 }
 
-/// Why the probe's answer `wait` says that no program reads the terminal now (it runs,
-/// sleeps, is stopped, or waits on something else), naming the process; `None` when one
-/// waits reading it, or when that cannot be told (`Unknown`).
-pub(super) fn not_reading(wait: &procfs::InputWait) -> Option<&str> {
-    match wait {
-        procfs::InputWait::Waiting { .. } | procfs::InputWait::Unknown { .. } => None,
-        procfs::InputWait::NotWaiting { reason }
-        | procfs::InputWait::Outside { reason, .. }
-        | procfs::InputWait::Ticking { reason }
-        | procfs::InputWait::Sleeping { reason, .. }
-        | procfs::InputWait::Stopped { reason } => Some(reason),
+/// Why no program of the foreground group of the session's terminal reads it now (see
+/// [`procfs::terminal_reader`]: some thread of the group blocked reading it, or polling it
+/// whatever the timer, other threads running or not), naming a process of the group; `None`
+/// when one reads it, or when that cannot be told.
+pub(super) fn no_terminal_reader(slot: &Slot) -> Option<String> {
+    let master = slot.master.as_ref()?;
+    let group = crate::os::pty::foreground_group(master.as_fd())?;
+    let members = slot.cgroup.as_ref().map(|cgroup| cgroup.pids());
+    let device = slot.slave_device?;
+    match procfs::terminal_reader(group, Some(slot.pid), members.as_deref(), device) {
+        procfs::TerminalReader::NotReading { reason } => Some(reason),
+        procfs::TerminalReader::Reading { .. } | procfs::TerminalReader::Unknown { .. } => None,
     }
 }
 

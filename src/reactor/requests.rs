@@ -436,8 +436,10 @@ impl Reactor {
     /// program on a terminal a program of the session hosts (`sudo` with `use_pty`) may be the
     /// one asking, but only while the session's own terminal does not echo either (the secret
     /// passes through it). The secret is never recorded, logged or put in an error. Fails
-    /// with [`Error::NoSecretReader`] when no program reads the terminal (where `/proc`
-    /// tells): the caller ([`Reactor::send_secret`]) looks again until its time is out.
+    /// with [`Error::NoSecretReader`] when no thread of the foreground group is blocked
+    /// reading the session's own terminal (where `/proc` tells; a hosted terminal's reader is
+    /// found by the readiness probe): the caller ([`Reactor::send_secret`]) looks again until
+    /// its time is out.
     pub(super) fn send_secret_under(
         &mut self,
         id: SessionId,
@@ -506,21 +508,13 @@ impl Reactor {
         // wait there for whatever reads the terminal next, a shell that shows it or runs it
         // and prints it in its error. Where `/proc` cannot tell (`Unknown`), the modes decide.
         // (A hosted terminal's reader was seen waiting above.)
-        if hosted.is_none() {
-            let quiet = slot.last_output.max(slot.last_input).elapsed();
-            let (wait, _) = input_wait::input_wait_of(
-                slot,
-                input_wait::Sighting::First,
-                quiet,
-                Default::default(),
-            );
-            if let Some(reason) = input_wait::not_reading(&wait) {
-                return Err(Error::NoSecretReader {
-                    session: id,
-                    doing: reason.to_owned(),
-                    waited: Duration::ZERO,
-                });
-            }
+        // Some thread of the foreground group blocked reading the terminal is enough: others
+        // may run (a busy worker) and its wait may have a timer (a prompt redrawing a
+        // countdown between its polls), which the readiness rule does not allow.
+        if hosted.is_none()
+            && let Some(doing) = input_wait::no_terminal_reader(slot)
+        {
+            return Err(Error::NoSecretReader { session: id, doing, waited: Duration::ZERO });
         }
         // Text typed earlier without Enter (an unfinished line, which the terminal holds
         // until its line ends and `unread_input` does not count) would be read with the

@@ -579,6 +579,59 @@ pub(crate) fn others_may_print(pgrp: i32, sid: i32) -> bool {
     }
 }
 
+/// Whether a program of a terminal's foreground group reads it now, for a secret typed there
+/// (see [`terminal_reader`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum TerminalReader {
+    /// A thread of this process is blocked reading the terminal.
+    Reading {
+        /// The process.
+        reader: i32,
+    },
+    /// No thread of the group is blocked reading the terminal.
+    NotReading {
+        /// What the group does instead, naming a process of it.
+        reason: String,
+    },
+    /// It cannot be told (another user's process, a read refused by its bound, no `/proc` of
+    /// ours), and no thread was seen reading.
+    Unknown {
+        /// What could not be read.
+        reason: String,
+    },
+}
+
+/// Whether SOME thread of a live member of group `pgrp` (in session `sid`, among
+/// `candidates` when given) is blocked on the terminal `device` (a pseudo-terminal's slave,
+/// `st_rdev`): asleep in a read of it, or in a poll-family call (`select`, `poll`, `epoll`)
+/// that watches it to read, whatever its timeout. Other threads running (a busy worker) or a
+/// short timer (a prompt that redraws a countdown between its polls) do not matter, as they
+/// do for [`group_input_wait`]: a secret typed now is read by that thread. At most
+/// [`THREADS_LOOKED_AT`] threads and [`PROBE_DESCRIPTORS`] descriptors are looked at.
+pub(crate) fn terminal_reader(
+    pgrp: i32,
+    sid: Option<i32>,
+    candidates: Option<&[i32]>,
+    device: u64,
+) -> TerminalReader {
+    #[cfg(target_os = "linux")]
+    {
+        if pgrp <= 0 || !numbers_ours() {
+            return TerminalReader::Unknown { reason: NOT_OURS.to_string() };
+        }
+        linux::terminal_reader(pgrp, sid, candidates, device)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = (pgrp, sid, candidates, device);
+        TerminalReader::Unknown { reason: UNSUPPORTED.to_string() }
+    }
+}
+
+/// The most threads one look for a terminal's reader ([`terminal_reader`]) looks at.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+const THREADS_LOOKED_AT: usize = 4096;
+
 /// A terminal that a program of a session made and relays to (`script`, `sudo` with
 /// `use_pty`): the controlling terminal of a child of the program that leads a POSIX session
 /// of its own on it.

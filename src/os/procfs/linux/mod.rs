@@ -265,6 +265,61 @@ pub(super) fn blocked_on_terminal(pid: i32, device: u64) -> bool {
     })
 }
 
+/// See [`super::terminal_reader`].
+pub(super) fn terminal_reader(
+    pgrp: i32,
+    sid: Option<i32>,
+    candidates: Option<&[i32]>,
+    device: u64,
+) -> super::TerminalReader {
+    use super::TerminalReader;
+    let looks = Looks::new();
+    let mut left = super::THREADS_LOOKED_AT;
+    let (mut not, mut unknown) = (None, None);
+    for member in members(pgrp, sid, candidates).iter().filter(|m| !is_dead(m)) {
+        let pid = member.pid;
+        let who = format!("pid {pid} ({})", member.comm);
+        let tids = match numeric_entries(&format!("/proc/{pid}/task")) {
+            Ok(tids) => tids,
+            Err(err) if is_gone(&err) => continue,
+            Err(err) => {
+                unknown.get_or_insert_with(|| format!("{who}: threads unreadable: {err}"));
+                continue;
+            }
+        };
+        for tid in tids {
+            if left == 0 {
+                let reason = format!("more threads than {} to look at", super::THREADS_LOOKED_AT);
+                return TerminalReader::Unknown { reason };
+            }
+            left -= 1;
+            let name = || match tid == pid {
+                true => who.clone(),
+                false => format!("thread {tid} of {who}"),
+            };
+            match thread::terminal_read(&format!("/proc/{pid}/task/{tid}"), device, &looks) {
+                TerminalRead::Reads => return TerminalReader::Reading { reader: pid },
+                TerminalRead::Not(what) if not.is_none() => {
+                    not = Some(format!("{} {what}", name()))
+                }
+                TerminalRead::Unknown(why) if unknown.is_none() => {
+                    unknown = Some(format!("{}: {why}", name()));
+                }
+                TerminalRead::Not(_) | TerminalRead::Gone | TerminalRead::Unknown(_) => {}
+            }
+        }
+    }
+    match (unknown, not) {
+        (Some(reason), _) => TerminalReader::Unknown { reason },
+        (None, Some(what)) => TerminalReader::NotReading {
+            reason: format!("{what}, and no thread of its group is blocked reading the terminal"),
+        },
+        (None, None) => TerminalReader::NotReading {
+            reason: format!("process group {pgrp} has no live process"),
+        },
+    }
+}
+
 /// See [`super::others_may_print`].
 #[cfg(feature = "testing")]
 pub(super) fn others_may_print(pgrp: i32, sid: i32) -> bool {

@@ -363,6 +363,88 @@ fn untimed_wait(base: &str, tty: u64, looks: &Looks) -> Option<UntimedWait> {
     (!fds.is_empty()).then_some(wait)
 }
 
+/// What a thread does, for a secret typed to the terminal (see [`terminal_read`]).
+pub(super) enum TerminalRead {
+    /// It is blocked reading the terminal.
+    Reads,
+    /// It does something else (what, for people: `sleeps in nanosleep`, `is running (R)`).
+    Not(String),
+    /// It is gone or dead.
+    Gone,
+    /// It cannot be told (why).
+    Unknown(String),
+}
+
+/// Whether the thread at `base` is blocked on the terminal device `tty`: asleep in a read of
+/// it, or in a poll-family call that watches it to read, whatever its timeout (see
+/// [`procfs::terminal_reader`]). A read of its memory refused by the bound tells nothing.
+pub(super) fn terminal_read(base: &str, tty: u64, looks: &Looks) -> TerminalRead {
+    let refused = super::bounded::refusals();
+    let answer = read_of_terminal(base, tty, looks);
+    if super::bounded::refusals() != refused {
+        return TerminalRead::Unknown("a read of its memory refused by the bound".into());
+    }
+    answer
+}
+
+/// See [`terminal_read`], refusals unchecked.
+fn read_of_terminal(base: &str, tty: u64, looks: &Looks) -> TerminalRead {
+    let stat = match procfs::read_bytes(&format!("{base}/stat")) {
+        Ok(data) => match parse_stat(&data) {
+            Ok(stat) => stat,
+            Err(err) => return TerminalRead::Unknown(format!("unparsable stat: {err}")),
+        },
+        Err(err) if is_gone(&err) => return TerminalRead::Gone,
+        Err(err) => return TerminalRead::Unknown(format!("stat unreadable: {err}")),
+    };
+    if is_dead(&stat) {
+        return TerminalRead::Gone;
+    }
+    if stat.state != 'S' {
+        return TerminalRead::Not(format!("is {}", describe_state(stat.state)));
+    }
+    let syscall = match procfs::read_text(&format!("{base}/syscall")) {
+        Ok(syscall) => syscall,
+        Err(err) if is_gone(&err) && fs::metadata(base).is_err() => return TerminalRead::Gone,
+        Err(err) => return TerminalRead::Unknown(format!("syscall file unreadable: {err}")),
+    };
+    let nr = match parse_syscall(&syscall) {
+        Some(SyscallField::Nr(nr)) => nr,
+        Some(SyscallField::Running) => {
+            return TerminalRead::Not(format!("is {}", describe_state('R')));
+        }
+        Some(SyscallField::NotInSyscall) => {
+            return TerminalRead::Not("is in the kernel outside a system call".into());
+        }
+        None => {
+            return TerminalRead::Unknown(format!("unparsable syscall file {:?}", syscall.trim()));
+        }
+    };
+    let Some(activity) = super::compat::classify(base, &syscall, nr) else {
+        return TerminalRead::Unknown(format!("system call {nr} unknown on this architecture"));
+    };
+    let name = match super::restart::resolved(base, &syscall, activity) {
+        Activity::Input(name) => name,
+        Activity::Other(what) => return TerminalRead::Not(format!("sleeps in {what}")),
+        Activity::NotSleeping(state) => {
+            return TerminalRead::Not(format!("is {}", describe_state(state)));
+        }
+        Activity::Unknown(why) => return TerminalRead::Unknown(why),
+    };
+    let on_terminal = |fd: u64| is_controlling_terminal(&format!("{base}/fd/{fd}"), tty);
+    if is_read(&name) {
+        return match syscall_arg(&syscall, 0) {
+            Some(fd) if on_terminal(fd) => TerminalRead::Reads,
+            _ => TerminalRead::Not(format!("sleeps in {name} on another file than the terminal")),
+        };
+    }
+    match watched_descriptors(base, &name, &syscall, false, looks) {
+        Some((fds, _)) if fds.iter().any(|&fd| on_terminal(fd)) => TerminalRead::Reads,
+        Some((_, true)) => TerminalRead::Not(format!("sleeps in {name} {NOT_THE_TERMINAL}")),
+        _ => TerminalRead::Unknown(format!("{name} on descriptors that could not all be read")),
+    }
+}
+
 /// Whether every other thread of the process of the thread `tid` at `base`
 /// (`/proc/PID/task/TID`) is asleep on a lock of the process's own with no timeout
 /// ([`waits_on_own_lock`]: only a thread of the process can wake it), or there is none.
