@@ -185,8 +185,9 @@ pub enum Error {
         canonical: bool,
     },
     /// [`Session::send_secret`](crate::Session::send_secret) found the terminal at a password
-    /// prompt, but no program reading it, for as long as it waited (2 s past
-    /// `Config::input_settle`): the program turned echo off and went on working, or sleeps.
+    /// prompt, but no thread of its foreground group blocked reading it, for as long as it
+    /// waited (2 s past `Config::input_settle`): the program turned echo off and went on
+    /// working, or sleeps.
     /// Nothing was typed: the secret would have waited for whatever reads the terminal next,
     /// perhaps a shell that shows it or runs it.
     NoSecretReader {

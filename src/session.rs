@@ -245,14 +245,22 @@ impl Session {
     /// not pass whole as one line (a character of it that a program made a special character,
     /// `stty intr z`, or an Enter that ends no line, `stty -icrnl`).
     ///
-    /// It is typed only while a program of the foreground group is blocked reading the
-    /// terminal (where `/proc` can tell). Programs print their prompt and turn echo off a few
-    /// milliseconds before they read, so a secret sent as soon as the prompt shows may find
-    /// no reader yet: the call then waits, the reactor looking again every 20 ms for up to
-    /// 2 s past `Config::input_settle`, and types the secret as soon as a program reads
-    /// (checking the modes again then). When the time runs out with no program reading (one
-    /// that turned echo off and went on working, or asleep: `stty -echo; sleep 9`) it fails
-    /// with [`Error::NoSecretReader`], saying what the program does, and types nothing.
+    /// It is typed only in a turn where some thread of the terminal's foreground group is
+    /// seen blocked on it (a read of it, or a `poll`, `select` or `epoll` wait watching it,
+    /// whatever its timer; other threads may run), where `/proc` can tell. That reader is not
+    /// tied to the program that asked: whatever reads the terminal then takes the secret (a
+    /// `read` the shell runs once the asking program exited, if it blocks within the wait
+    /// below). Programs print their prompt and turn echo off a few milliseconds before they
+    /// read, so a secret sent as soon as the prompt shows may find no reader yet: the call
+    /// then waits, the reactor looking again every 20 ms for up to 2 s past
+    /// `Config::input_settle`, and types the secret as soon as it sees one (checking the modes
+    /// again then). When the time runs out with none (a program that turned echo off and went
+    /// on working, or asleep: `stty -echo; sleep 9`) it fails with [`Error::NoSecretReader`],
+    /// saying what the program does, and types nothing. The wait is on the session's own
+    /// terminal: a prompt on a terminal that a program of the session relays to (a GNU screen
+    /// window, `sudo` with `use_pty`) is checked once, by the readiness probe, and a secret
+    /// sent before its program reads is refused at once with [`Error::NotAtPasswordPrompt`]
+    /// (send it again).
     pub fn send_secret(&self, secret: &str) -> Result<()> {
         check_secret(secret)?;
         self.secret_request(secret.as_bytes().to_vec(), None).map(drop)

@@ -3,12 +3,16 @@
 //! a secret sent as soon as the prompt shows finds the modes of a password prompt but no
 //! reader yet. The reactor holds it and looks again on a timer, every [`LOOK_EVERY`], for up
 //! to `Config::reader_settle` (2 s past `input_settle`); it types the secret in the turn it
-//! sees the program blocked reading, under the modes read in that turn, and refuses it with
-//! [`Error::NoSecretReader`] once the time is out (a program that turned echo off and went on
-//! working: `stty -echo; sleep 9`). Once a look saw the password prompt, one that sees the
-//! terminal echo again holds it too (a prompt reading with a timeout in a loop, `read -s -t
-//! 0.5`, turns echo on between its reads), refused with [`Error::NotAtPasswordPrompt`] if
-//! that is what the last look saw. Any other refusal is answered at once.
+//! sees some thread of the foreground group blocked reading the terminal (whichever program
+//! that is: see `input_wait::no_terminal_reader`), under the modes read in that turn, and
+//! refuses it with [`Error::NoSecretReader`] once the time is out (a program that turned echo
+//! off and went on working: `stty -echo; sleep 9`). Once a look saw the password prompt, one
+//! that sees the terminal echo again holds it too (a prompt reading with a timeout in a loop,
+//! `read -s -t 0.5`, turns echo on between its reads), refused with
+//! [`Error::NotAtPasswordPrompt`] if that is what the last look saw. Any other refusal is
+//! answered at once, a prompt on a terminal a program of the session relays to (a GNU screen
+//! window) with no reader seen there yet among them: only the session's own terminal is held
+//! for.
 
 use super::*;
 use crate::term::transcript::TypedLine;
