@@ -2157,6 +2157,38 @@ fn a_secret_is_not_typed_through_a_relay_whose_terminal_echoes() {
     assert!(!scrollback.contains("hunter2"), "{scrollback}");
 }
 
+/// A program that watches the terminal for its hang-up alone, echo off (`journalctl -f`
+/// polls it with no event to read, beside the files it follows), reads nothing: a secret
+/// sent then is refused, for a `poll` array and for an epoll set, not typed for the shell to
+/// read next (a poll-family wait counted the terminal whatever events it asked for:
+/// `journalctl -f` took the secret, and bash then ran it).
+#[test]
+fn a_secret_is_not_typed_while_the_terminal_is_watched_for_its_hang_up_alone() {
+    if !require("python3") {
+        return;
+    }
+    let engine = engine();
+    let session = bash(&engine);
+    expect(&session, Until::input_wait());
+    let watches = [
+        ("poll", "p=select.poll(); p.register(0, 0); p.poll(30000)"),
+        ("epoll", "e=select.epoll(); e.register(0, 0); e.poll(30)"),
+    ];
+    for (kind, watch) in watches {
+        let shown = format!("print(\"{kind}-\" + str(6*7), flush=True)");
+        session
+            .submit(&format!("stty -echo; python3 -c 'import select; {shown}; {watch}'; stty echo"))
+            .unwrap();
+        expect(&session, Until::text(format!("{kind}-42")));
+        let err = session.send_secret("hunter2").unwrap_err();
+        assert!(matches!(err, Error::NoSecretReader { .. }), "{kind}: {err}");
+        session.send_bytes(b"\x03").unwrap();
+        expect(&session, Until::input_wait());
+    }
+    let scrollback = scrollback_once_the_shell_answers(&session, "stty echo; ");
+    assert!(!scrollback.contains("hunter2"), "{scrollback}");
+}
+
 /// A terminal that reads a line without echo, but that no program reads (a command turned
 /// echo off, then went on working): a secret typed there waited for the next reader, here the
 /// shell, which showed it on its command line and printed it in its error

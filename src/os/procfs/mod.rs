@@ -604,7 +604,8 @@ pub(crate) enum TerminalReader {
 /// Whether SOME thread of a live member of group `pgrp` (in session `sid`, among
 /// `candidates` when given) is blocked on the terminal `device` (a pseudo-terminal's slave,
 /// `st_rdev`): asleep in a read of it, or in a poll-family call (`select`, `poll`, `epoll`)
-/// that watches it to read, whatever its timeout. Other threads running (a busy worker) or a
+/// that watches it to read (an event to read asked for, not its hang-up alone: `journalctl
+/// -f`), whatever its timeout. Other threads running (a busy worker) or a
 /// short timer (a prompt that redraws a countdown between its polls) do not matter, as they
 /// do for [`group_input_wait`]: a secret typed now is read by that thread. At most
 /// [`THREADS_LOOKED_AT`] threads and [`PROBE_DESCRIPTORS`] descriptors are looked at.

@@ -370,6 +370,48 @@ pub(super) fn watched_descriptors(
     looks.take(fds.len()).then_some((fds, whole))
 }
 
+/// The descriptors the poll-family call `name` (arguments in `syscall`) of the thread at
+/// `base` waits on to read, and whether that is all of them: as [`watched_descriptors`] (a
+/// `select` or `pselect6` read set), but an entry of a `poll` or `ppoll` array, or an item
+/// of an epoll set, only when it asks for an event to read ([`POLL_READS`]; epoll's bits for
+/// them are the same). `journalctl -f` polls the terminal for its hang-up alone: no read of
+/// it. `None` as for [`watched_descriptors`].
+pub(super) fn watched_for_reading(
+    base: &str,
+    name: &str,
+    syscall: &str,
+    looks: &Looks,
+) -> Option<(Vec<u64>, bool)> {
+    if looks.spent() {
+        return None;
+    }
+    let (fds, whole) = match name {
+        "poll" | "ppoll" => {
+            (polled_for_reading(base, syscall)?, syscall_arg(syscall, 1)? <= WATCHED_LOOKED_AT)
+        }
+        "epoll_wait" | "epoll_pwait" | "epoll_pwait2" | "epoll_wait_old" => {
+            let info = read_fdinfo(&format!("{base}/fdinfo/{}", syscall_arg(syscall, 0)?))?;
+            let items: Vec<(u64, i16)> = info.lines().filter_map(epoll_item).collect();
+            let whole = items.len() as u64 <= WATCHED_LOOKED_AT;
+            let reads = items.into_iter().filter(|&(_, events)| events & POLL_READS != 0);
+            (reads.map(|(fd, _)| fd).take(WATCHED_LOOKED_AT as usize).collect(), whole)
+        }
+        _ => return watched_descriptors(base, name, syscall, false, looks),
+    };
+    looks.take(fds.len()).then_some((fds, whole))
+}
+
+/// An item of an epoll set as its `fdinfo` line gives it (`tfd: 5 events: 19 data: …`,
+/// the events in hexadecimal): its descriptor, and the low bits of its events, where the
+/// ones to read are ([`POLL_READS`]).
+fn epoll_item(line: &str) -> Option<(u64, i16)> {
+    let mut words = line.strip_prefix("tfd:")?.split_ascii_whitespace();
+    let fd = words.next()?.parse().ok()?;
+    let events = words.skip_while(|&word| word != "events:").nth(1)?;
+    let events = u32::from_str_radix(events, 16).ok()?;
+    Some((fd, (events & 0xffff) as u16 as i16))
+}
+
 /// See [`watched_descriptors`].
 pub(super) fn watched_descriptors_of(
     base: &str,
@@ -426,6 +468,15 @@ pub(super) fn watched_descriptors_of(
 mod tests {
     use super::super::stalled_fuse::StalledFuse;
     use super::*;
+
+    /// An epoll set's item is read from its `fdinfo` line, its events in hexadecimal.
+    #[test]
+    fn an_epoll_items_events_are_read_in_hexadecimal() {
+        let line = "tfd:        5 events:       19 data:                5  pos:0 ino:3 sdev:d";
+        assert_eq!(epoll_item(line), Some((5, 0x19)));
+        assert_eq!(epoll_item("tfd:        0 events:        0 data: 0"), Some((0, 0)));
+        assert_eq!(epoll_item("pos:	0"), None);
+    }
 
     /// A descriptor of a file on a FUSE file system whose server never answers
     /// ([`StalledFuse`]), held by `cat` blocked reading it, is no terminal, told without

@@ -438,7 +438,7 @@ fn read_of_terminal(base: &str, tty: u64, looks: &Looks) -> TerminalRead {
             _ => TerminalRead::Not(format!("sleeps in {name} on another file than the terminal")),
         };
     }
-    match watched_descriptors(base, &name, &syscall, false, looks) {
+    match watched_for_reading(base, &name, &syscall, looks) {
         Some((fds, _)) if fds.iter().any(|&fd| on_terminal(fd)) => TerminalRead::Reads,
         Some((_, true)) => TerminalRead::Not(format!("sleeps in {name} {NOT_THE_TERMINAL}")),
         _ => TerminalRead::Unknown(format!("{name} on descriptors that could not all be read")),
