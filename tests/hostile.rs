@@ -246,7 +246,9 @@ out.flush()
 /// it is up), uncounted in the turn's work: 2,000 toggles of a filled 500x200 screen (32 KB)
 /// took 7.5 s of CPU in a debug build, 0.5 s in a release one (0.06 s without the toggles).
 /// A screen unchanged since it was last hidden is not rendered again, and each render counts
-/// as work. (20,000 toggles: over 2 s before in either build.)
+/// as work. 20,000 toggles now cost under 2 s of CPU in a debug build on the machine this
+/// was written on, 2.4 s on a slower one (6 December, the same code): the bound is 8 s, a
+/// tenth of the 75 s they cost before in a debug build, so that no slow machine fails it.
 #[test]
 fn taking_the_alternate_screen_again_and_again_costs_little() {
     if !require("python3") {
@@ -260,7 +262,7 @@ fn taking_the_alternate_screen_again_and_again_costs_little() {
     let plain = run(0);
     eprintln!("CPU: {toggled:.2} s with 20,000 toggles, {plain:.2} s without");
     assert!(
-        toggled < plain + 2.0,
+        toggled < plain + 8.0,
         "20,000 toggles of the alternate screen cost {:.2} s of CPU",
         toggled - plain
     );
