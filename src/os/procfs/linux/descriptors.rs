@@ -390,15 +390,24 @@ pub(super) fn watched_for_reading(
             (polled_for_reading(base, syscall)?, syscall_arg(syscall, 1)? <= WATCHED_LOOKED_AT)
         }
         "epoll_wait" | "epoll_pwait" | "epoll_pwait2" | "epoll_wait_old" => {
-            let info = read_fdinfo(&format!("{base}/fdinfo/{}", syscall_arg(syscall, 0)?))?;
-            let items: Vec<(u64, i16)> = info.lines().filter_map(epoll_item).collect();
-            let whole = items.len() as u64 <= WATCHED_LOOKED_AT;
+            let (items, whole) = epoll_items(base, syscall)?;
             let reads = items.into_iter().filter(|&(_, events)| events & POLL_READS != 0);
-            (reads.map(|(fd, _)| fd).take(WATCHED_LOOKED_AT as usize).collect(), whole)
+            (reads.map(|(fd, _)| fd).collect(), whole)
         }
         _ => return watched_descriptors(base, name, syscall, false, looks),
     };
     looks.take(fds.len()).then_some((fds, whole))
+}
+
+/// The items of the epoll set the `epoll_wait`-family call (arguments in `syscall`) of the
+/// thread at `base` waits on, from its `fdinfo` (its first [`WATCHED_LOOKED_AT`]), each with
+/// its events ([`epoll_item`]), and whether that is all of them; `None` when it cannot be
+/// read.
+fn epoll_items(base: &str, syscall: &str) -> Option<(Vec<(u64, i16)>, bool)> {
+    let info = read_fdinfo(&format!("{base}/fdinfo/{}", syscall_arg(syscall, 0)?))?;
+    let items: Vec<(u64, i16)> = info.lines().filter_map(epoll_item).collect();
+    let whole = items.len() as u64 <= WATCHED_LOOKED_AT;
+    Some((items.into_iter().take(WATCHED_LOOKED_AT as usize).collect(), whole))
 }
 
 /// An item of an epoll set as its `fdinfo` line gives it (`tfd: 5 events: 19 data: …`,
@@ -451,14 +460,8 @@ pub(super) fn watched_descriptors_of(
             (fds, whole)
         }
         "epoll_wait" | "epoll_pwait" | "epoll_pwait2" | "epoll_wait_old" => {
-            let info = read_fdinfo(&format!("{base}/fdinfo/{}", arg(0)?))?;
-            let fds: Vec<u64> = info
-                .lines()
-                .filter_map(|line| line.strip_prefix("tfd:"))
-                .filter_map(|rest| rest.split_ascii_whitespace().next()?.parse().ok())
-                .collect();
-            let whole = fds.len() as u64 <= WATCHED_LOOKED_AT;
-            (fds.into_iter().take(WATCHED_LOOKED_AT as usize).collect(), whole)
+            let (items, whole) = epoll_items(base, syscall)?;
+            (items.into_iter().map(|(fd, _)| fd).collect(), whole)
         }
         _ => return None,
     })
