@@ -4,6 +4,90 @@
 use super::*;
 use crate::os::procfs;
 
+/// What a look at one thread finds before it asks what the thread waits on (see [`look`]):
+/// whether it is there, whether it sleeps, and in which system call.
+pub(super) enum Look {
+    /// It is gone, or dead.
+    Gone,
+    /// Its `stat` cannot be read or parsed (why).
+    StatUnknown(String),
+    /// It does not sleep: its state (`R` when its `syscall` file says it runs).
+    NotSleeping(char),
+    /// It sleeps in the kernel outside a system call.
+    OutsideSyscall,
+    /// It sleeps, but its call cannot be told from its `syscall` file (why: the file
+    /// unavailable, unreadable or unparsable, or the call's number unknown here).
+    CallUnknown(String),
+    /// It sleeps in a system call.
+    Sleeping {
+        /// Its `stat` (boxed: the other looks are small).
+        stat: Box<ProcStat>,
+        /// Its `syscall` line: the call's number and arguments.
+        syscall: String,
+        /// What the call does ([`super::compat::classify`]), a restart resolved to the
+        /// call it restarts ([`super::restart::resolved`]).
+        activity: Activity,
+    },
+}
+
+/// The one prologue of every look at the thread at `base` (`/proc/PID/task/TID`): its
+/// `stat`, then, if it sleeps, its `syscall` file, the call classified and a restart
+/// resolved. (The call's classification may read the thread's memory: a caller that
+/// counts refusals takes [`super::bounded::refusals`] before it.)
+pub(super) fn look(base: &str) -> Look {
+    let stat = match stat_of(base) {
+        Ok(stat) => stat,
+        Err(look) => return look,
+    };
+    let syscall = match procfs::read_text(&format!("{base}/syscall")) {
+        Ok(syscall) => syscall,
+        Err(err) => return syscall_unread(base, &err),
+    };
+    let nr = match parse_syscall(&syscall) {
+        Some(SyscallField::Nr(nr)) => nr,
+        Some(SyscallField::Running) => return Look::NotSleeping('R'),
+        Some(SyscallField::NotInSyscall) => return Look::OutsideSyscall,
+        None => return Look::CallUnknown(format!("unparsable syscall file {:?}", syscall.trim())),
+    };
+    let Some(activity) = super::compat::classify(base, &syscall, nr) else {
+        return Look::CallUnknown(format!("system call {nr} unknown on this architecture"));
+    };
+    let activity = super::restart::resolved(base, &syscall, activity);
+    Look::Sleeping { stat: Box::new(stat), syscall, activity }
+}
+
+/// The `stat` of the thread at `base` when it sleeps (state `S`), else what [`look`] finds.
+fn stat_of(base: &str) -> Result<ProcStat, Look> {
+    let stat = match procfs::read_bytes(&format!("{base}/stat")) {
+        Ok(data) => {
+            parse_stat(&data).map_err(|err| Look::StatUnknown(format!("unparsable stat: {err}")))?
+        }
+        Err(err) if is_gone(&err) => return Err(Look::Gone),
+        Err(err) => return Err(Look::StatUnknown(format!("stat unreadable: {err}"))),
+    };
+    match stat.state {
+        _ if is_dead(&stat) => Err(Look::Gone),
+        'S' => Ok(stat),
+        state => Err(Look::NotSleeping(state)),
+    }
+}
+
+/// What [`look`] finds when the `syscall` file of the thread at `base` could not be read
+/// (`err`): the thread gone, or its call unknown.
+fn syscall_unread(base: &str, err: &std::io::Error) -> Look {
+    if err.raw_os_error() == Some(procfs::ESRCH) {
+        return Look::Gone;
+    }
+    if !is_gone(err) {
+        return Look::CallUnknown(format!("syscall file unreadable: {err}"));
+    }
+    // Either the thread vanished or the kernel lacks the file.
+    match fs::metadata(base) {
+        Err(_) => Look::Gone,
+        Ok(_) => Look::CallUnknown(format!("syscall file unavailable: {err}")),
+    }
+}
+
 /// Observes one thread; `None` if it is gone or dead.
 pub(in crate::os::procfs) fn observe_thread(
     base: &str,
@@ -12,60 +96,19 @@ pub(in crate::os::procfs) fn observe_thread(
 ) -> Option<ThreadObs> {
     let obs =
         |activity| Some(ThreadObs { tid, activity, clock: None, tick: None, long_sleep: None });
-    let data = match procfs::read_bytes(&format!("{base}/stat")) {
-        Ok(data) => data,
-        Err(err) if is_gone(&err) => return None,
-        Err(err) => return obs(Activity::Unknown(format!("stat unreadable: {err}"))),
-    };
-    let stat = match parse_stat(&data) {
-        Ok(stat) => stat,
-        Err(err) => return obs(Activity::Unknown(format!("unparsable stat: {err}"))),
-    };
-    if is_dead(&stat) {
-        return None;
-    }
-    if stat.state != 'S' {
-        return obs(Activity::NotSleeping(stat.state));
-    }
     // (Reads of its memory are refused from here on: see [`unless_refused`].)
     let refused = super::bounded::refusals();
-    let syscall_problem = match procfs::read_text(&format!("{base}/syscall")) {
-        Ok(text) => match parse_syscall(&text) {
-            Some(SyscallField::Running) => return obs(Activity::NotSleeping('R')),
-            Some(SyscallField::NotInSyscall) => {
-                return obs(Activity::Other("the kernel outside a system call".into()));
-            }
-            Some(SyscallField::Nr(nr)) => match super::compat::classify(base, &text, nr) {
-                Some(activity) => {
-                    let activity = super::restart::resolved(base, &text, activity);
-                    let activity = reading_terminal(base, tid, &text, activity, probe);
-                    let activity = unless_refused(activity, refused);
-                    // (Read once: a sleep's timer is in the sleeping process's memory.)
-                    let sleep = sleep_of(base, &text, &activity);
-                    let left = sleep.and_then(|sleep| sleep_left(&stat, sleep));
-                    let clock = clock_due(base, tid, &text, &activity, sleep, left, probe);
-                    let tick = sleep_tick(base, tid, sleep, probe);
-                    let long_sleep = left.filter(|left| *left > CLOCK_HORIZON);
-                    // (A timer's read refused reads as no timer: the thread is unknown.)
-                    if super::bounded::refusals() != refused {
-                        let why = "a read of its memory refused by the bound";
-                        return obs(Activity::Unknown(why.into()));
-                    }
-                    return Some(ThreadObs { tid, activity, clock, tick, long_sleep });
-                }
-                None => format!("system call {nr} unknown on this architecture"),
-            },
-            None => format!("unparsable syscall file {:?}", text.trim()),
-        },
-        Err(err) if err.raw_os_error() == Some(procfs::ESRCH) => return None,
-        Err(err) if is_gone(&err) => {
-            // Either the thread vanished or the kernel lacks the file.
-            if fs::metadata(base).is_err() {
-                return None;
-            }
-            format!("syscall file unavailable: {err}")
+    let syscall_problem = match look(base) {
+        Look::Gone => return None,
+        Look::StatUnknown(why) => return obs(Activity::Unknown(why)),
+        Look::NotSleeping(state) => return obs(Activity::NotSleeping(state)),
+        Look::OutsideSyscall => {
+            return obs(Activity::Other("the kernel outside a system call".into()));
         }
-        Err(err) => format!("syscall file unreadable: {err}"),
+        Look::Sleeping { stat, syscall, activity } => {
+            return Some(observe_call(base, tid, &stat, &syscall, activity, refused, probe));
+        }
+        Look::CallUnknown(why) => why,
     };
     match procfs::read_text(&format!("{base}/wchan")) {
         Ok(text) => match classify_wchan(&text) {
@@ -79,6 +122,33 @@ pub(in crate::os::procfs) fn observe_thread(
             obs(Activity::Unknown(format!("{syscall_problem}, and wchan is unreadable: {err}")))
         }
     }
+}
+
+/// What thread `tid` at `base`, asleep (its `stat`) in the call `syscall` doing `activity`,
+/// waits on, with its clocks; unknown when a read of its memory was refused since `refused`.
+fn observe_call(
+    base: &str,
+    tid: i32,
+    stat: &ProcStat,
+    syscall: &str,
+    activity: Activity,
+    refused: u64,
+    probe: Probe<'_>,
+) -> ThreadObs {
+    let activity = reading_terminal(base, tid, syscall, activity, probe);
+    let activity = unless_refused(activity, refused);
+    // (Read once: a sleep's timer is in the sleeping process's memory.)
+    let sleep = sleep_of(base, syscall, &activity);
+    let left = sleep.and_then(|sleep| sleep_left(stat, sleep));
+    let clock = clock_due(base, tid, syscall, &activity, sleep, left, probe);
+    let tick = sleep_tick(base, tid, sleep, probe);
+    let long_sleep = left.filter(|left| *left > CLOCK_HORIZON);
+    // (A timer's read refused reads as no timer: the thread is unknown.)
+    if super::bounded::refusals() != refused {
+        let activity = Activity::Unknown("a read of its memory refused by the bound".into());
+        return ThreadObs { tid, activity, clock: None, tick: None, long_sleep: None };
+    }
+    ThreadObs { tid, activity, clock, tick, long_sleep }
 }
 
 /// `activity`, unless it is a wait for input and a read of the thread's memory or `fdinfo`
@@ -324,17 +394,8 @@ pub(super) fn blocked_until_woken(base: &str, tty: u64, looks: &Looks) -> Option
 
 /// See [`blocked_until_woken`], refusals unchecked.
 fn untimed_wait(base: &str, tty: u64, looks: &Looks) -> Option<UntimedWait> {
-    let asleep = procfs::read_bytes(&format!("{base}/stat"))
-        .ok()
-        .and_then(|data| parse_stat(&data).ok())
-        .is_some_and(|stat| stat.state == 'S');
-    let syscall = asleep.then(|| procfs::read_text(&format!("{base}/syscall")).ok()).flatten()?;
-    let Some(SyscallField::Nr(nr)) = parse_syscall(&syscall) else { return None };
-    let name = match super::restart::resolved(
-        base,
-        &syscall,
-        super::compat::classify(base, &syscall, nr)?,
-    ) {
+    let Look::Sleeping { syscall, activity, .. } = look(base) else { return None };
+    let name = match activity {
         Activity::Other(name) if name == "futex" => {
             return waits_on_own_lock(&syscall).then(UntimedWait::default);
         }
@@ -389,41 +450,18 @@ pub(super) fn terminal_read(base: &str, tty: u64, looks: &Looks) -> TerminalRead
 
 /// See [`terminal_read`], refusals unchecked.
 fn read_of_terminal(base: &str, tty: u64, looks: &Looks) -> TerminalRead {
-    let stat = match procfs::read_bytes(&format!("{base}/stat")) {
-        Ok(data) => match parse_stat(&data) {
-            Ok(stat) => stat,
-            Err(err) => return TerminalRead::Unknown(format!("unparsable stat: {err}")),
-        },
-        Err(err) if is_gone(&err) => return TerminalRead::Gone,
-        Err(err) => return TerminalRead::Unknown(format!("stat unreadable: {err}")),
-    };
-    if is_dead(&stat) {
-        return TerminalRead::Gone;
-    }
-    if stat.state != 'S' {
-        return TerminalRead::Not(format!("is {}", describe_state(stat.state)));
-    }
-    let syscall = match procfs::read_text(&format!("{base}/syscall")) {
-        Ok(syscall) => syscall,
-        Err(err) if is_gone(&err) && fs::metadata(base).is_err() => return TerminalRead::Gone,
-        Err(err) => return TerminalRead::Unknown(format!("syscall file unreadable: {err}")),
-    };
-    let nr = match parse_syscall(&syscall) {
-        Some(SyscallField::Nr(nr)) => nr,
-        Some(SyscallField::Running) => {
-            return TerminalRead::Not(format!("is {}", describe_state('R')));
+    let (syscall, activity) = match look(base) {
+        Look::Gone => return TerminalRead::Gone,
+        Look::StatUnknown(why) | Look::CallUnknown(why) => return TerminalRead::Unknown(why),
+        Look::NotSleeping(state) => {
+            return TerminalRead::Not(format!("is {}", describe_state(state)));
         }
-        Some(SyscallField::NotInSyscall) => {
+        Look::OutsideSyscall => {
             return TerminalRead::Not("is in the kernel outside a system call".into());
         }
-        None => {
-            return TerminalRead::Unknown(format!("unparsable syscall file {:?}", syscall.trim()));
-        }
+        Look::Sleeping { syscall, activity, .. } => (syscall, activity),
     };
-    let Some(activity) = super::compat::classify(base, &syscall, nr) else {
-        return TerminalRead::Unknown(format!("system call {nr} unknown on this architecture"));
-    };
-    let name = match super::restart::resolved(base, &syscall, activity) {
+    let name = match activity {
         Activity::Input(name) => name,
         Activity::Other(what) => return TerminalRead::Not(format!("sleeps in {what}")),
         Activity::NotSleeping(state) => {
@@ -458,22 +496,13 @@ pub(super) fn others_wait_on_own_locks(base: &str, tid: i32) -> bool {
 /// Whether the thread at `base` is asleep on a lock of its process's own with no timeout
 /// (see [`waits_on_own_lock`]), or gone or dead.
 fn on_own_lock(base: &str) -> bool {
-    let stat = match procfs::read_bytes(&format!("{base}/stat")) {
-        Ok(data) => parse_stat(&data).ok(),
-        Err(err) => return is_gone(&err),
-    };
-    match stat {
-        Some(stat) if is_dead(&stat) => return true,
-        Some(stat) if stat.state == 'S' => {}
-        _ => return false,
+    match look(base) {
+        Look::Gone => true,
+        Look::Sleeping { syscall, activity: Activity::Other(name), .. } => {
+            name == "futex" && waits_on_own_lock(&syscall)
+        }
+        _ => false,
     }
-    let syscall = match procfs::read_text(&format!("{base}/syscall")) {
-        Ok(syscall) => syscall,
-        Err(err) => return is_gone(&err),
-    };
-    let Some(SyscallField::Nr(nr)) = parse_syscall(&syscall) else { return false };
-    matches!(super::compat::classify(base, &syscall, nr), Some(Activity::Other(name)) if name == "futex")
-        && waits_on_own_lock(&syscall)
 }
 
 /// Whether the `futex` call (arguments in `syscall`) waits with no timeout on a lock private
