@@ -276,7 +276,7 @@ pub(super) fn terminal_reader(
     let looks = Looks::new();
     let mut left = super::THREADS_LOOKED_AT;
     let (mut not, mut unknown) = (None, None);
-    for member in members(pgrp, sid, candidates).iter().filter(|m| !is_dead(m)) {
+    for member in members(pgrp, sid, candidates).iter().filter(|m| has_live_threads(m)) {
         let pid = member.pid;
         let who = format!("pid {pid} ({})", member.comm);
         let tids = match numeric_entries(&format!("/proc/{pid}/task")) {
@@ -318,6 +318,14 @@ pub(super) fn terminal_reader(
             reason: format!("process group {pgrp} has no live process"),
         },
     }
+}
+
+/// Whether the process whose `/proc/PID/stat` is `stat` may have a live thread: it is not
+/// dead, or it is a zombie with other threads (its first thread exited alone, `SYS_exit`
+/// rather than `exit_group`, and its workers live on: the stat tells the first thread's
+/// state, and counts it among the threads until the last one ends).
+fn has_live_threads(stat: &ProcStat) -> bool {
+    !is_dead(stat) || stat.state == 'Z' && stat.num_threads.is_some_and(|threads| threads > 1)
 }
 
 /// See [`super::others_may_print`].
