@@ -184,10 +184,10 @@ pub enum Error {
         /// Whether it reads a line at a time.
         canonical: bool,
     },
-    /// [`Session::send_secret`](crate::Session::send_secret) found the terminal at a password
-    /// prompt, but no thread of its foreground group blocked reading it, for as long as it
-    /// waited (2 s past `Config::input_settle`): the program turned echo off and went on
-    /// working, or sleeps.
+    /// [`Session::send_secret`](crate::Session::send_secret) found the terminal (or one a
+    /// program of the session relays to, a GNU screen window) at a password prompt, but no
+    /// thread of its foreground group blocked reading it, for as long as it waited (2 s past
+    /// `Config::input_settle`): the program turned echo off and went on working, or sleeps.
     /// Nothing was typed: the secret would have waited for whatever reads the terminal next,
     /// perhaps a shell that shows it or runs it.
     NoSecretReader {

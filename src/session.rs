@@ -256,11 +256,10 @@ impl Session {
     /// `Config::input_settle`, and types the secret as soon as it sees one (checking the modes
     /// again then). When the time runs out with none (a program that turned echo off and went
     /// on working, or asleep: `stty -echo; sleep 9`) it fails with [`Error::NoSecretReader`],
-    /// saying what the program does, and types nothing. The wait is on the session's own
-    /// terminal: a prompt on a terminal that a program of the session relays to (a GNU screen
-    /// window, `sudo` with `use_pty`) is checked once, by the readiness probe, and a secret
-    /// sent before its program reads is refused at once with [`Error::NotAtPasswordPrompt`]
-    /// (send it again).
+    /// saying what the program does, and types nothing. A prompt on a terminal that a
+    /// program of the session relays to (a GNU screen window, `sudo` with `use_pty`) is waited
+    /// for the same way: the secret is typed once the readiness probe sees that terminal's
+    /// program read, or refused with [`Error::NoSecretReader`] when the time runs out.
     pub fn send_secret(&self, secret: &str) -> Result<()> {
         check_secret(secret)?;
         self.secret_request(secret.as_bytes().to_vec(), None).map(drop)

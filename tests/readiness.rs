@@ -940,6 +940,64 @@ fn a_secret_is_typed_at_a_password_prompt_in_gnu_screens_window() {
     screen.close().unwrap();
 }
 
+/// A secret sent the moment a password prompt shows in GNU screen's window, whose program
+/// turned echo off and drew it, then works a moment before python's `getpass` reads (as `su`
+/// does its PAM work): the secret is held, as on the session's own terminal, until the
+/// window's program reads, and typed then. It was looked at once and refused at once
+/// (`NotAtPasswordPrompt`: screen keeps the session's terminal raw, and the window's reader
+/// was not found), 10 sends of 10; python's own `getpass`, sent to as its prompt showed, was
+/// refused 4 of 10 on a loaded machine.
+#[test]
+fn a_secret_sent_as_gnu_screens_window_shows_its_password_prompt_is_held_for_its_reader() {
+    if !require("screen") || !require("python3") {
+        return;
+    }
+    let asks = "import getpass, termios, time\n\
+                mode = termios.tcgetattr(0)\nmode[3] &= ~termios.ECHO\n\
+                termios.tcsetattr(0, termios.TCSANOW, mode)\n\
+                print('Secret: ', end='', flush=True)\ntime.sleep(0.3)\n\
+                p = getpass.getpass('')\nprint('got-' + p + '-end', flush=True)\ntime.sleep(60)\n";
+    let engine = engine();
+    let mut refused = Vec::new();
+    for round in 0..10 {
+        let dir = private_dir(&format!("screen-held-secret-{round}"));
+        let screen = gnu_screen(&engine, &dir, &["-c", "/dev/null", "python3", "-c", asks]);
+        expect(&screen, Until::screen_contains("Secret:"));
+        match screen.send_secret("hunter2") {
+            Ok(()) => {
+                expect(&screen, Until::screen_contains("got-hunter2-end"));
+            }
+            Err(err) => refused.push(format!("round {round}: {err}")),
+        }
+        screen.close().unwrap();
+    }
+    eprintln!("refused {} of 10", refused.len());
+    assert!(refused.is_empty(), "{refused:#?}");
+}
+
+/// A password prompt in GNU screen's window whose program never reads (`stty -echo`, then a
+/// sleep): the secret is held as on the session's own terminal, and refused as there once its
+/// time is out, with `NoSecretReader` naming what the program does. It was refused at once
+/// with `NotAtPasswordPrompt`, the terminal the session relays to never looked at.
+#[test]
+fn a_secret_for_gnu_screens_window_that_never_reads_is_refused_as_on_the_sessions_own_terminal() {
+    if !require("screen") || !require(&shell_program()) {
+        return;
+    }
+    let dir = private_dir("screen-no-reader");
+    let asks = "stty -echo; printf 'Password: '; sleep 60";
+    let engine = engine();
+    let screen = gnu_screen(&engine, &dir, &["-c", "/dev/null", "sh", "-c", asks]);
+    expect(&screen, Until::screen_contains("Password:"));
+    let began = Instant::now();
+    let err = screen.send_secret("hunter2").unwrap_err();
+    assert!(matches!(err, Error::NoSecretReader { .. }), "{err}");
+    assert!(err.to_string().contains("sleep"), "{err}");
+    assert!(began.elapsed() >= Duration::from_secs(2), "{:?}", began.elapsed());
+    assert!(!err.to_string().contains("hunter2"), "{err}");
+    screen.close().unwrap();
+}
+
 /// `screen -r` attaches to a GNU screen server that is not its child (one started before,
 /// detached from: here in the same session): the client waits in `pause()` and the server
 /// reads the terminal, as tmux's does for `tmux attach`. It was never waiting for input

@@ -473,6 +473,17 @@ fn relayed_password(
     budget: &mut usize,
 ) -> Relayed {
     let hosted = crate::os::procfs::hosted_by_group(group, Some(sid), members);
+    hosted_password(own, hosted, members, budget)
+}
+
+/// Whether one of the terminals `hosted` reads a password, as [`relayed_password`] follows
+/// them.
+fn hosted_password(
+    own: Option<u64>,
+    hosted: Vec<crate::os::procfs::Hosted>,
+    members: Option<&[i32]>,
+    budget: &mut usize,
+) -> Relayed {
     if hosted.is_empty() {
         return Relayed::Unknown;
     }
@@ -657,6 +668,21 @@ impl Slot {
             Some(Relayed::Other) => false,
             Some(Relayed::Unknown) | None => self.terminal.shows_password_prompt(),
         }
+    }
+
+    /// Whether a terminal that the foreground group `group` relays what is typed to reads a
+    /// password (lines, echo off): one its members host ([`relayed_password`]), or one that a
+    /// relay of theirs hosts, a process of another POSIX session the session started that
+    /// reads the session's terminal for the programs on terminals of its own (GNU screen's
+    /// server, for the program of a window). For a secret sent before that program reads
+    /// (see `Reactor::send_secret_under`), whichever window of several it is.
+    pub(super) fn relays_to_password(&self, group: i32) -> bool {
+        let members = self.cgroup.as_ref().map(|cgroup| cgroup.pids());
+        let members = members.as_deref();
+        let mut hosted = crate::os::procfs::hosted_by_group(group, Some(self.pid), members);
+        hosted.extend(crate::os::procfs::hosted_by_relays(group, self.pid, members));
+        let mut budget = RELAYED_TERMINALS;
+        hosted_password(self.slave_device, hosted, members, &mut budget) == Relayed::Password
     }
 
     /// Drops queued and parked input (the program will never read it); a paste waiting for

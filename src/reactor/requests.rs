@@ -437,9 +437,10 @@ impl Reactor {
     /// one asking, but only while the session's own terminal does not echo either (the secret
     /// passes through it). The secret is never recorded, logged or put in an error. Fails
     /// with [`Error::NoSecretReader`] when no thread of the foreground group is blocked
-    /// reading the session's own terminal (where `/proc` tells; a hosted terminal's reader is
-    /// found by the readiness probe): the caller ([`Reactor::send_secret`]) looks again until
-    /// its time is out.
+    /// reading the session's own terminal (where `/proc` tells), or when a terminal the
+    /// session relays to reads a password but the readiness probe, which finds a hosted
+    /// terminal's reader, sees none yet (`Slot::relays_to_password`): the caller
+    /// ([`Reactor::send_secret`]) looks again until its time is out.
     pub(super) fn send_secret_under(
         &mut self,
         id: SessionId,
@@ -467,18 +468,31 @@ impl Reactor {
         // reads it then.
         if !password(own) && own.is_some_and(|m| !m.echo) {
             let quiet = slot.last_output.max(slot.last_input).elapsed();
-            if let (procfs::InputWait::Waiting { reader: Some(reader) }, _) =
-                input_wait::input_wait_of(
-                    slot,
-                    input_wait::Sighting::First,
-                    quiet,
-                    Default::default(),
-                )
-                && let Some(terminal) =
-                    slot.slave_device.and_then(|own| crate::os::pty::hosted_terminal(own, reader))
-            {
-                modes = crate::os::pty::line_modes(terminal.as_fd());
-                hosted = Some(terminal);
+            let first = input_wait::Sighting::First;
+            match input_wait::input_wait_of(slot, first, quiet, Default::default()) {
+                (procfs::InputWait::Waiting { reader: Some(reader) }, _) => {
+                    if let Some(terminal) = slot
+                        .slave_device
+                        .and_then(|own| crate::os::pty::hosted_terminal(own, reader))
+                    {
+                        modes = crate::os::pty::line_modes(terminal.as_fd());
+                        hosted = Some(terminal);
+                    }
+                }
+                (procfs::InputWait::Waiting { reader: None }, _) => {}
+                // No reader seen yet (its program still works after drawing its prompt, or
+                // its output has not settled for the probe): a password prompt on a terminal
+                // the session relays to is held for as one on its own (the caller looks
+                // again until its time is out).
+                (other, Some(group)) if slot.relays_to_password(group) => {
+                    let doing = other.reason().unwrap_or_default().to_owned();
+                    return Err(Error::NoSecretReader {
+                        session: id,
+                        doing,
+                        waited: Duration::ZERO,
+                    });
+                }
+                _ => {}
             }
         }
         match modes {

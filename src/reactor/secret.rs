@@ -10,9 +10,11 @@
 //! that sees the terminal echo again holds it too (a prompt reading with a timeout in a loop,
 //! `read -s -t 0.5`, turns echo on between its reads), refused with
 //! [`Error::NotAtPasswordPrompt`] if that is what the last look saw. Any other refusal is
-//! answered at once, a prompt on a terminal a program of the session relays to (a GNU screen
-//! window) with no reader seen there yet among them: only the session's own terminal is held
-//! for.
+//! answered at once. A password prompt on a terminal a program of the session relays to (GNU
+//! screen's window, `sudo` with `use_pty`: the session's own terminal is kept raw) is held for
+//! the same way, on the same timer and bound, while the readiness probe sees no reader of it
+//! yet, and refused with [`Error::NoSecretReader`] once the time is out (see
+//! `Reactor::send_secret_under`).
 
 use super::*;
 use crate::term::transcript::TypedLine;

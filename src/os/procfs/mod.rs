@@ -117,6 +117,21 @@ pub(crate) enum InputWait {
     },
 }
 
+impl InputWait {
+    /// What it does instead of waiting for input, as its reason says; `None` when it waits.
+    pub(crate) fn reason(&self) -> Option<&str> {
+        match self {
+            InputWait::Waiting { .. } => None,
+            InputWait::NotWaiting { reason }
+            | InputWait::Outside { reason, .. }
+            | InputWait::Ticking { reason }
+            | InputWait::Sleeping { reason, .. }
+            | InputWait::Stopped { reason }
+            | InputWait::Unknown { reason } => Some(reason),
+        }
+    }
+}
+
 /// `ESRCH` ("no such process"); 3 on Linux and on the BSDs/macOS.
 const ESRCH: i32 = 3;
 /// `EACCES`: permission denied.
@@ -657,6 +672,26 @@ pub(crate) fn hosted_by_group(
             return Vec::new();
         }
         linux::hosted_by_group(pgrp, sid, candidates)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = (pgrp, sid, candidates);
+        Vec::new()
+    }
+}
+
+/// The terminals that the relays of the terminal of group `pgrp` (of session `sid`, among
+/// `candidates` when given) host ([`Hosted`]), at most [`HOSTED_GROUPS`]: processes of other
+/// POSIX sessions that the session started and that have its terminal open and read it for
+/// the programs on terminals of their own (GNU screen's server and its windows, tmux's and
+/// its panes); none where `/proc` cannot tell.
+pub(crate) fn hosted_by_relays(pgrp: i32, sid: i32, candidates: Option<&[i32]>) -> Vec<Hosted> {
+    #[cfg(target_os = "linux")]
+    {
+        if pgrp <= 0 || !numbers_ours() {
+            return Vec::new();
+        }
+        linux::hosted_by_relays(pgrp, sid, candidates)
     }
     #[cfg(not(target_os = "linux"))]
     {

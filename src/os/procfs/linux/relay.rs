@@ -201,10 +201,25 @@ pub(in crate::os::procfs) fn hosted_by_group(
     sid: Option<i32>,
     candidates: Option<&[i32]>,
 ) -> Vec<procfs::Hosted> {
-    let mut hosted: Vec<procfs::Hosted> = members(pgrp, sid, candidates)
-        .iter()
-        .filter(|m| !is_dead(m))
-        .flat_map(|m| hosting_children(m.pid, candidates))
+    let members = members(pgrp, sid, candidates);
+    hosted_by(members.iter().filter(|m| !is_dead(m)).map(|m| m.pid), candidates)
+}
+
+/// See [`procfs::hosted_by_relays`].
+pub(in crate::os::procfs) fn hosted_by_relays(
+    pgrp: i32,
+    sid: i32,
+    candidates: Option<&[i32]>,
+) -> Vec<procfs::Hosted> {
+    let members = members(pgrp, Some(sid), candidates);
+    let relays = relays(sid, &members, candidates, &Looks::new());
+    hosted_by(relays.into_iter(), candidates)
+}
+
+/// The terminals `hosts` host ([`hosting_children`]), at most [`procfs::HOSTED_GROUPS`].
+fn hosted_by(hosts: impl Iterator<Item = i32>, candidates: Option<&[i32]>) -> Vec<procfs::Hosted> {
+    let mut hosted: Vec<procfs::Hosted> = hosts
+        .flat_map(|host| hosting_children(host, candidates))
         .map(|c| procfs::Hosted { leader: c.pid, group: c.tpgid })
         .collect();
     hosted.sort_unstable_by_key(|h| h.leader);
