@@ -5,9 +5,10 @@
 //! sudo's password given through elicitation is typed and appears in no byte the server
 //! writes (stdout, stderr, recordings), and a client that cannot be asked gets an error.
 //!
-//! The script creates the user `termloom_sudo` with a random password and
-//! `/etc/sudoers.d/termloom-test`, and removes both; this test removes them too if the script
-//! could not (killed, timed out). That needs root: as another user the test is skipped, even
+//! The script creates the user `termloom_sudo_PID` with a random password and
+//! `/etc/sudoers.d/termloom-test-PID`, PID being this test process's (`TERMLOOM_TEST_RUN`):
+//! two runs at once (a second checkout's tests beside CI) never make or remove each other's.
+//! It removes both; this test removes them too if the script could not (killed, timed out). That needs root: as another user the test is skipped, even
 //! in CI (which runs as root). The SDK is found as `tests/mcp_sdk.rs` finds it; without it, or
 //! without sudo, su or the user tools, the test is skipped, except in CI (`CI` set), where it
 //! fails (see `common::require`).
@@ -25,10 +26,15 @@ use std::time::Duration;
 use common::{python_with_sdk, require, require_in, require_root};
 use termloom::shell_program;
 
-/// The user the script creates.
-const SUDO_USER: &str = "termloom_sudo";
-/// The sudoers rule the script installs.
-const SUDOERS_FILE: &str = "/etc/sudoers.d/termloom-test";
+/// The user the script creates: named after this process, within useradd's 32 characters.
+fn sudo_user() -> String {
+    format!("termloom_sudo_{}", std::process::id())
+}
+
+/// The sudoers rule the script installs, named after this process.
+fn sudoers_file() -> String {
+    format!("/etc/sudoers.d/termloom-test-{}", std::process::id())
+}
 /// How long the script may run: each of its waits returns as soon as it holds, and each of
 /// its four connections gives up after five minutes; this only matters when something hangs.
 const SCRIPT_TIMEOUT: Duration = Duration::from_secs(30 * 60);
@@ -50,7 +56,7 @@ fn path_with_sbin() -> OsString {
 /// Whether the test user exists.
 fn user_exists() -> bool {
     let passwd = std::fs::read_to_string("/etc/passwd").unwrap_or_default();
-    passwd.lines().any(|line| line.starts_with(&format!("{SUDO_USER}:")))
+    passwd.lines().any(|line| line.starts_with(&format!("{}:", sudo_user())))
 }
 
 /// What the script leaves behind: removed when dropped, whatever happened before.
@@ -61,10 +67,10 @@ impl Leftovers {
     fn found() -> Vec<String> {
         let mut found = Vec::new();
         if user_exists() {
-            found.push(format!("the user {SUDO_USER}"));
+            found.push(format!("the user {}", sudo_user()));
         }
-        if Path::new(SUDOERS_FILE).exists() {
-            found.push(SUDOERS_FILE.to_owned());
+        if Path::new(&sudoers_file()).exists() {
+            found.push(sudoers_file());
         }
         found
     }
@@ -72,17 +78,16 @@ impl Leftovers {
 
 impl Drop for Leftovers {
     fn drop(&mut self) {
-        let _ = std::fs::remove_file(SUDOERS_FILE);
+        let user = sudo_user();
+        let _ = std::fs::remove_file(sudoers_file());
         if user_exists() {
             let _ = Command::new("userdel")
-                .args(["-r", "-f", SUDO_USER])
+                .args(["-r", "-f", &user])
                 .env("PATH", path_with_sbin())
                 .stdin(Stdio::null())
                 .output();
         }
-        for state in
-            [format!("/run/sudo/ts/{SUDO_USER}"), format!("/var/lib/sudo/lectured/{SUDO_USER}")]
-        {
+        for state in [format!("/run/sudo/ts/{user}"), format!("/var/lib/sudo/lectured/{user}")] {
             let _ = std::fs::remove_file(state);
         }
     }
@@ -111,7 +116,7 @@ fn collect(mut from: impl Read + Send + 'static) -> (Arc<Mutex<Vec<u8>>>, mpsc::
 
 #[test]
 fn the_spawn_policy_and_secrets_work_through_the_python_sdk() {
-    if !require_root(&format!("the test creates the user {SUDO_USER} with a sudo rule")) {
+    if !require_root(&format!("the test creates the user {} with a sudo rule", sudo_user())) {
         return;
     }
     let test = std::thread::current().name().unwrap_or("this test").to_owned();
@@ -145,6 +150,7 @@ fn the_spawn_policy_and_secrets_work_through_the_python_sdk() {
         .args([env!("CARGO_BIN_EXE_termloom"), "mcp"])
         .current_dir(root)
         .env("PATH", &sbin)
+        .env("TERMLOOM_TEST_RUN", std::process::id().to_string())
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

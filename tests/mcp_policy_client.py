@@ -16,7 +16,7 @@ where it asks through `input_required` results), it checks that:
   b. an `ask` program runs only when the person accepts (the elicitation callback decides
      from a variable of this script and records every message it was asked);
   c. `terminal_send secret=true` types a password the person gives into a real password
-     prompt (`su termloom_sudo --session-command 'sudo -k; sudo true && echo SUDO-OK'`), and the password
+     prompt (`su termloom_sudo_RUN --session-command 'sudo -k; sudo true && echo SUDO-OK'`), and the password
      is in no byte the server wrote: not on its stdout, not on its stderr (logs, with
      RUST_LOG=debug), not in the recordings; at a prompt that echoes (`cat`) the secret is
      refused and nothing is typed. The password is asked by URL-mode elicitation (never a
@@ -25,9 +25,10 @@ where it asks through `input_required` results), it checks that:
   d. a client without an elicitation callback gets an error naming elicitation, for `ask`
      and for a secret.
 
-Run as root: the script creates the user `termloom_sudo` with a random password and
-/etc/sudoers.d/termloom-test (`termloom_sudo ALL=(ALL) ALL`), and removes both at the end,
-also on failure. Between the SDK and the server sits this same script in `--proxy` mode,
+Run as root: the script creates the user `termloom_sudo_RUN` with a random password and
+/etc/sudoers.d/termloom-test-RUN (`termloom_sudo_RUN ALL=(ALL) ALL`), RUN being
+$TERMLOOM_TEST_RUN (the Rust test's pid) or else the script's pid, and removes both at the
+end, also on failure. Between the SDK and the server sits this same script in `--proxy` mode,
 which copies every byte the server writes on stdout and stderr to files the checks read.
 Requires the `mcp` package (see tests/mcp_requirements.txt), `su` and `sudo`.
 
@@ -38,6 +39,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import fcntl
 import json
 import os
 import pty
@@ -64,9 +66,21 @@ import mcp_client  # noqa: E402
 
 MODERN = "2026-07-28"
 HANDSHAKE = "2025-11-25"
-SUDO_USER = "termloom_sudo"
-SUDOERS_FILE = "/etc/sudoers.d/termloom-test"
+# The run's user and sudoers rule are named after the run (TERMLOOM_TEST_RUN, the test
+# process's pid, else this script's, handed on to the proxy it runs): two runs at once (a
+# second checkout's tests beside CI) each make and remove their own, never the other's.
+# `termloom_sudo_` and a pid (at most 7 digits) stay within useradd's 32 characters; sudo
+# reads a file of /etc/sudoers.d whose name has no dot.
+RUN = os.environ.setdefault("TERMLOOM_TEST_RUN", str(os.getpid()))
+if not RUN.isdigit() or len(RUN) > 10:
+    raise SystemExit(f"TERMLOOM_TEST_RUN must be a process id, not {RUN!r}")
+SUDO_USER = f"termloom_sudo_{RUN}"
+SUDOERS_FILE = f"/etc/sudoers.d/termloom-test-{RUN}"
 SUDOERS = "/etc/sudoers"
+# Held (flock) while a run installs or removes its rule and the include of /etc/sudoers.d it
+# may add to /etc/sudoers, which is restored only by the run that added it, once no other
+# run's rule is left.
+SUDOERS_RULES = "/etc/sudoers.d/termloom-test-"
 # What `su` runs: forget any cached sudo credentials, then ask for the password. Not `su -c`:
 # util-linux's su then starts a new session without a controlling terminal (against TIOCSTI),
 # and sudo refuses with "a terminal is required to read the password"; `su -P` would put the
@@ -210,6 +224,30 @@ def user_exists(name: str) -> bool:
         return False
 
 
+class sudoers_locked:
+    """Holds an exclusive lock on /etc/sudoers (flock, which visudo's own locks ignore) while a
+    run changes the rules: one run's check of the include and its restore never interleave
+    with another's."""
+
+    def __enter__(self) -> None:
+        self.fd = os.open(SUDOERS, os.O_RDONLY | os.O_CLOEXEC)
+        fcntl.flock(self.fd, fcntl.LOCK_EX)
+
+    def __exit__(self, *exc) -> None:
+        os.close(self.fd)
+
+
+def other_runs_rules() -> list[str]:
+    """The sudoers rules of other runs of this script, still installed."""
+    directory, prefix = os.path.split(SUDOERS_RULES)
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return []
+    mine = os.path.basename(SUDOERS_FILE)
+    return [name for name in names if name.startswith(prefix) and name != mine]
+
+
 class SudoUser:
     """The test user with a random password and a sudoers rule that asks for it."""
 
@@ -218,14 +256,13 @@ class SudoUser:
         self.sudoers_before: bytes | None = None  # set when /etc/sudoers was changed
 
     def create(self) -> None:
-        self.remove()  # what an interrupted earlier run may have left
+        self.remove()  # what an interrupted earlier run of the same pid may have left
         done = run_root(["useradd", "-m", "-s", "/bin/sh", SUDO_USER])
         if done.returncode != 0:
             raise RuntimeError(f"useradd failed: {done.stderr}")
         done = run_root(["chpasswd"], stdin=f"{SUDO_USER}:{self.password}\n")
         if done.returncode != 0:
             raise RuntimeError(f"chpasswd failed: {done.stderr}")
-        self._ensure_includedir()
         rule = f"{SUDO_USER} ALL=(ALL) ALL\n"
         with tempfile.TemporaryDirectory() as scratch:
             candidate = os.path.join(scratch, "rule")
@@ -234,11 +271,13 @@ class SudoUser:
             done = run_root(["visudo", "-cf", candidate])
             if done.returncode != 0:
                 raise RuntimeError(f"visudo rejects the rule: {done.stdout}{done.stderr}")
-        fd = os.open(SUDOERS_FILE, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o440)
-        with os.fdopen(fd, "w") as f:
-            f.write(rule)
-        os.chmod(SUDOERS_FILE, 0o440)
-        os.chown(SUDOERS_FILE, 0, 0)
+        with sudoers_locked():
+            self._ensure_includedir()
+            fd = os.open(SUDOERS_FILE, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o440)
+            with os.fdopen(fd, "w") as f:
+                f.write(rule)
+            os.chmod(SUDOERS_FILE, 0o440)
+            os.chown(SUDOERS_FILE, 0, 0)
         done = run_root(["visudo", "-c"])
         if done.returncode != 0:
             raise RuntimeError(f"visudo -c fails with the rule installed: {done.stdout}{done.stderr}")
@@ -260,19 +299,21 @@ class SudoUser:
         """Removes the user, its home, the sudoers rule and sudo's state for the user; returns
         what could not be removed."""
         problems = []
-        try:
-            os.unlink(SUDOERS_FILE)
-        except FileNotFoundError:
-            pass
-        except OSError as err:
-            problems.append(f"removing {SUDOERS_FILE}: {err}")
-        if self.sudoers_before is not None:
+        with sudoers_locked():
             try:
-                with open(SUDOERS, "wb") as f:
-                    f.write(self.sudoers_before)
-                self.sudoers_before = None
+                os.unlink(SUDOERS_FILE)
+            except FileNotFoundError:
+                pass
             except OSError as err:
-                problems.append(f"restoring {SUDOERS}: {err}")
+                problems.append(f"removing {SUDOERS_FILE}: {err}")
+            # (Another run's rule still needs the include this run added: it stays.)
+            if self.sudoers_before is not None and not other_runs_rules():
+                try:
+                    with open(SUDOERS, "wb") as f:
+                        f.write(self.sudoers_before)
+                    self.sudoers_before = None
+                except OSError as err:
+                    problems.append(f"restoring {SUDOERS}: {err}")
         if user_exists(SUDO_USER):
             done = run_root(["userdel", "-r", "-f", SUDO_USER])
             if user_exists(SUDO_USER):
