@@ -275,8 +275,13 @@ impl Engine {
             Ok(spawned) => spawned,
             Err(source) => {
                 let _ = client.submit(Box::new(move |r| r.release(id)));
-                // A start that failed records nothing: its file (made before it) goes.
-                let file = recorder.as_ref().and_then(|r| r.path()).map(Path::to_owned);
+                // A start that failed records nothing: its file goes, if the recorder made it
+                // (a file, a FIFO or a device that was there before stays: `/dev/null` too).
+                let file = recorder
+                    .as_ref()
+                    .filter(|r| r.created())
+                    .and_then(|r| r.path())
+                    .map(Path::to_owned);
                 drop(recorder);
                 if let Some(file) = file {
                     let _ = std::fs::remove_file(file);

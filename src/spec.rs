@@ -83,7 +83,11 @@ impl SpawnSpec {
 
     /// Records the session to `path` in asciicast v2 (`asciinema play` replays it): its
     /// output with timestamps, resizes, and a marker where each wait ended. The file is
-    /// created (or truncated) with mode 0600. See also `Config::record_dir`.
+    /// created with mode 0600; an existing file is made private (mode 0600) and truncated (a
+    /// symbolic link is followed; a FIFO or a device is written to as it is). A start that
+    /// fails removes the file only if the recording made it. A write to the file that fails
+    /// (a full disk) ends the recording: [`SessionInfo::recording_error`](crate::SessionInfo::recording_error)
+    /// says why. See also `Config::record_dir`.
     pub fn record(mut self, path: impl AsRef<Path>) -> Self {
         self.record = Some(path.as_ref().to_owned());
         self

@@ -202,6 +202,11 @@ pub struct SessionInfo {
     pub line_modes: Option<LineModes>,
     /// The file the session is recorded to (asciicast v2), if it is.
     pub recording: Option<std::path::PathBuf>,
+    /// Why the recording's file lacks the rest of the session, if a write to it failed (a
+    /// full disk, a pipe whose reader went away): the error, after which nothing more was
+    /// written. (Events dropped by a writer that fell behind, and the end of a recording at
+    /// `Config::recording_file_bytes`, are said by markers in the file itself.)
+    pub recording_error: Option<String>,
 }
 
 /// The line discipline's flags of a session's terminal (`termios`'s `ECHO` and `ICANON`, what

@@ -1388,6 +1388,75 @@ fn a_failed_start_leaves_no_recording() {
     assert!(left.is_empty(), "{:?}", left.iter().map(|e| e.path()).collect::<Vec<_>>());
 }
 
+/// A recording named by its caller (`SpawnSpec::record`, `termloom run --record`) never
+/// removes or exposes what was at its path before: a start that fails removes only a file the
+/// recording made (before, it removed whatever was there: an existing file, a symbolic link,
+/// `/dev/null` for a root caller), and an existing file is made private (mode 0600, as a new
+/// one is) before it is recorded to (before, it kept its mode: 0644, readable by all).
+#[test]
+fn a_recording_never_removes_or_exposes_what_was_at_its_path() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = TestDir::new("recording-path");
+    let engine = engine();
+    let existing = dir.join("existing.cast");
+    std::fs::write(&existing, "notes kept here\n").unwrap();
+    std::fs::set_permissions(&existing, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let link = dir.join("link.cast");
+    std::os::unix::fs::symlink(&existing, &link).unwrap();
+    let made = dir.join("made.cast");
+    for path in [&existing, &link, &made] {
+        let started = engine.spawn(SpawnSpec::new("/nonexistent-termloom-program").record(path));
+        assert!(started.is_err(), "{}", path.display());
+    }
+    assert!(existing.exists(), "a failed start removed the file that was there");
+    assert!(link.symlink_metadata().is_ok(), "a failed start removed the symbolic link");
+    assert!(!made.exists(), "the file the recording made goes");
+    let session = engine.spawn(SpawnSpec::new("echo").arg("recorded-now").record(&existing));
+    let session = session.unwrap();
+    expect(&session, Until::exit());
+    session.close().unwrap();
+    let mode = std::fs::metadata(&existing).unwrap().permissions().mode() & 0o7777;
+    assert_eq!(mode, 0o600, "mode {mode:o}: an existing file is made private");
+    let text = std::fs::read_to_string(&existing).unwrap();
+    assert!(text.starts_with("{\"") && text.contains("recorded-now"), "{text}");
+    assert!(!text.contains("notes kept here"), "truncated: {text}");
+}
+
+/// A recording whose file cannot be written any more (here a FIFO whose reader went away;
+/// a full disk is the same) says so in `SessionInfo::recording_error` and `termloom run`'s
+/// report, rather than ending short without a word (before, the writer ignored the error).
+#[test]
+fn a_recording_that_cannot_be_written_says_so() {
+    use std::io::BufRead;
+    let dir = TestDir::new("recording-fails");
+    let fifo = gate_fifo(&dir, "cast.fifo");
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || {
+            // The header, then the reader goes away.
+            let mut header = String::new();
+            std::io::BufReader::new(std::fs::File::open(&fifo).unwrap())
+                .read_line(&mut header)
+                .unwrap();
+            header
+        })
+    };
+    let engine = engine();
+    let spec = SpawnSpec::new("sh").args(["-c", "read x; seq 1 20000"]).record(&fifo);
+    let session = engine.spawn(spec).unwrap();
+    let header = reader.join().unwrap();
+    assert!(header.starts_with("{\""), "{header}");
+    assert_eq!(session.info().unwrap().recording_error, None, "nothing failed yet");
+    expect(&session, Until::input_wait());
+    session.submit("").unwrap();
+    expect(&session, Until::exit());
+    session.close().unwrap();
+    let info = session.info().unwrap();
+    let error = info.recording_error.expect("the failed write is told");
+    assert!(error.contains("Broken pipe"), "{error}");
+    assert_eq!(info.recording.as_deref(), Some(fifo.as_path()));
+}
+
 /// `Config::record_dir` records every session; input only when its spec asks.
 #[test]
 fn sessions_are_recorded_where_the_configuration_says() {

@@ -229,6 +229,9 @@ Output:
                             "screen": {...} or null} when a step failed; its
                             screen is the one at that moment, null when it is
                             the final one
+      recording_error       null, or why the --record file lacks the rest of
+                            the session: the error of the write that failed (a
+                            full disk; a warning on stderr says it too)
   A failure before the program runs (a malformed command line, a program that
   cannot start) prints only {"error": {"kind": "usage" | "error", "code": "...",
   "message": "..."}} (code: usage, program_not_found...), the shape every

@@ -24,6 +24,9 @@ pub(super) struct Ending {
     pub transcript_truncated: bool,
     /// Whether `--max-bytes` bounded the transcript.
     pub max_bytes_asked: bool,
+    /// The error that stopped writing the recording (`--record`), if one did (the engine's
+    /// warning on stderr said it when it happened).
+    pub recording_error: Option<String>,
 }
 
 /// Prints step outputs and the final report in the chosen format.
@@ -86,6 +89,7 @@ impl Reporter {
             "transcript_truncated": ending.transcript_truncated,
             "captures": self.captures,
             "error": failure.map(|failure| failure.to_json(&ending.screen)),
+            "recording_error": ending.recording_error,
         })
     }
 }

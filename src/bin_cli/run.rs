@@ -314,7 +314,10 @@ fn end_session(session: &Session, max_bytes: Option<usize>) -> termloom::Result<
         None => session.screen()?,
     };
     let scrollback = session.scrollback(max_bytes.unwrap_or(TRANSCRIPT_BOUND))?;
+    // Once closed, the recording is all written, or its error known.
+    let recording_error = session.info()?.recording_error;
     Ok(Ending {
+        recording_error,
         status,
         closed_by_termloom: running,
         screen,

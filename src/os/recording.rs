@@ -18,7 +18,7 @@ use std::io::{self, BufWriter, Write};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, TrySendError};
@@ -56,6 +56,8 @@ struct FileCast {
     /// The line the writer adds after the last one queued: the marker of events dropped
     /// that no later event carried (the recorder's drop sets it).
     last_line: Arc<Mutex<Option<String>>>,
+    /// The error of the write that failed, once one did: nothing more is written.
+    failure: Arc<OnceLock<String>>,
 }
 
 /// A recording kept in memory: the header and the newest events within `limit` bytes, and
@@ -95,6 +97,35 @@ pub(crate) struct Recorder {
     path: Option<PathBuf>,
     /// Disconnects when the writer thread has flushed its last event (a file's recording).
     written: Option<Receiver<()>>,
+    /// The file did not exist before the recorder made it.
+    created: bool,
+}
+
+/// Opens the recording's file at `path` for writing, and whether it was made here: made
+/// with mode 0600 if it does not exist (with `new`, if it exists the error is
+/// `AlreadyExists`); an existing regular file is made private (mode 0600) before it is
+/// truncated, so that a recording, which may hold what was typed, is never readable by
+/// others through a file made earlier with looser permissions; anything else (a FIFO, a
+/// device, `/dev/null`) is written to as it is, neither changed nor truncated.
+fn open(path: &Path, new: bool) -> io::Result<(std::fs::File, bool)> {
+    let made = OpenOptions::new().write(true).create_new(true).mode(0o600).open(path);
+    match made {
+        Ok(file) => return Ok((file, true)),
+        Err(err) if new || err.kind() != io::ErrorKind::AlreadyExists => return Err(err),
+        Err(_) => {}
+    }
+    let file = OpenOptions::new().write(true).open(path)?;
+    let metadata = file.metadata()?;
+    if metadata.is_file() {
+        use std::os::unix::fs::PermissionsExt;
+        if metadata.permissions().mode() & 0o7077 != 0 {
+            file.set_permissions(std::fs::Permissions::from_mode(0o600)).map_err(|err| {
+                io::Error::new(err.kind(), format!("cannot make it private (mode 0600): {err}"))
+            })?;
+        }
+        file.set_len(0)?;
+    }
+    Ok((file, false))
 }
 
 /// The header of a recording of a `cols`x`rows` terminal whose program has `TERM=term`.
@@ -121,10 +152,12 @@ fn resize_of(event: &str) -> Option<(u64, u64)> {
 }
 
 impl Recorder {
-    /// Creates (or truncates) `path`, mode 0600, writes the header for a `cols`x`rows`
-    /// terminal and starts the writer thread; the file takes at most `limit` bytes and a last
-    /// marker. With `new`, a file that exists (a symbolic link included) is left alone and the
-    /// error is `AlreadyExists`.
+    /// Creates `path`, mode 0600, writes the header for a `cols`x`rows` terminal and starts
+    /// the writer thread; the file takes at most `limit` bytes and a last marker. With `new`,
+    /// a file that exists (a symbolic link included) is left alone and the error is
+    /// `AlreadyExists`; without, an existing regular file is made private (mode 0600) and
+    /// then truncated, and anything else (a FIFO, a device) is written to as it is.
+    /// [`Recorder::created`] tells whether the file is the recorder's own.
     pub(crate) fn create(
         path: &Path,
         (cols, rows): (u16, u16),
@@ -133,14 +166,7 @@ impl Recorder {
         term: Option<&str>,
         limit: u64,
     ) -> io::Result<Recorder> {
-        let mut options = OpenOptions::new();
-        options.write(true).mode(0o600);
-        if new {
-            options.create_new(true);
-        } else {
-            options.create(true).truncate(true);
-        }
-        let file = options.open(path)?;
+        let (file, created) = open(path, new)?;
         let mut out = BufWriter::new(file);
         let header = header(cols, rows, term).to_string();
         writeln!(out, "{header}")?;
@@ -151,28 +177,50 @@ impl Recorder {
         let unqueued = Arc::clone(&queued);
         let last_line = Arc::new(Mutex::new(None::<String>));
         let last = Arc::clone(&last_line);
+        let failure = Arc::new(OnceLock::new());
+        let failed = Arc::clone(&failure);
+        let named = crate::error::quoted_os(path.as_os_str());
         std::thread::Builder::new().name("termloom-recorder".into()).spawn(move || {
+            // The first write that fails ends the file's writing (a full disk, a closed pipe):
+            // the error is kept for `SessionInfo::recording_error` and the rest is dropped.
+            let fail = |err: io::Error| {
+                log::warn!("termloom: writing the recording {named} failed: {err}; later events are not recorded");
+                let _ = failed.set(err.to_string());
+            };
             for line in rx.iter() {
                 unqueued.fetch_sub(line.len(), Ordering::Relaxed);
-                let _ = writeln!(out, "{line}");
+                if failed.get().is_some() {
+                    continue;
+                }
+                let mut result = writeln!(out, "{line}");
                 // Flush when the queue is drained, so a reader of the file sees what happened.
-                if rx.is_empty() {
-                    let _ = out.flush();
+                if result.is_ok() && rx.is_empty() {
+                    result = out.flush();
+                }
+                if let Err(err) = result {
+                    fail(err);
                 }
             }
             // The recorder is gone (it set the last line before its queue closed).
-            if let Some(line) = last.lock().unwrap_or_else(|e| e.into_inner()).take() {
-                let _ = writeln!(out, "{line}");
+            if failed.get().is_none() {
+                let last = last.lock().unwrap_or_else(|e| e.into_inner()).take();
+                let result = match last {
+                    Some(line) => writeln!(out, "{line}").and_then(|()| out.flush()),
+                    None => out.flush(),
+                };
+                if let Err(err) = result {
+                    fail(err);
+                }
             }
-            let _ = out.flush();
             // The file is closed before anyone waiting for the recording is told.
             drop(out);
             drop(alive);
         })?;
         let written = header.len() as u64 + 1;
-        let cast = FileCast { tx, queued, written, limit, full: false, last_line };
+        let cast = FileCast { tx, queued, written, limit, full: false, last_line, failure };
         let mut recorder = Recorder::with(Sink::File(cast), input, Some(path.to_owned()));
         recorder.written = Some(flushed);
+        recorder.created = created;
         Ok(recorder)
     }
 
@@ -207,13 +255,29 @@ impl Recorder {
             withholding: false,
             path,
             written: None,
+            created: false,
         }
+    }
+
+    /// Whether the recording's file was made by the recorder (it did not exist before): only
+    /// such a file is removed when the session does not start.
+    pub(crate) fn created(&self) -> bool {
+        self.created
     }
 
     /// What disconnects once a file's recording is all on disk: its writer thread ends after
     /// the recorder is dropped and the queue is written and flushed.
     pub(crate) fn written(&self) -> Option<Receiver<()>> {
         self.written.clone()
+    }
+
+    /// Where the error that stopped a file's recording will be, should a write to the file
+    /// fail (a full disk, a closed pipe); `None` for a recording in memory.
+    pub(crate) fn failure(&self) -> Option<Arc<OnceLock<String>>> {
+        match &self.sink {
+            Sink::File(cast) => Some(Arc::clone(&cast.failure)),
+            Sink::Memory(_) => None,
+        }
     }
 
     /// The file recorded to, if it is a file.
@@ -290,7 +354,9 @@ impl Recorder {
     }
 
     fn event(&mut self, kind: &str, data: &str) {
-        if let Sink::File(FileCast { full: true, .. }) = self.sink {
+        if let Sink::File(cast) = &self.sink
+            && (cast.full || cast.failure.get().is_some())
+        {
             return;
         }
         let seconds = (self.started.elapsed().as_secs_f64() * 1e6).round() / 1e6;

@@ -442,6 +442,8 @@ struct Slot {
     recorder: Option<crate::os::recording::Recorder>,
     /// Where it was recorded.
     recording: Option<std::path::PathBuf>,
+    /// The error that stopped writing the recording's file, once one did.
+    recording_failure: Option<std::sync::Arc<std::sync::OnceLock<String>>>,
 }
 
 /// The most terminals hosted by a session's programs, nested or side by side, that one look
@@ -756,6 +758,7 @@ impl Slot {
             pending_waits: self.waiters.len() + self.commands.len(),
             line_modes: self.line_modes(),
             recording: self.recording.clone(),
+            recording_error: self.recording_failure.as_ref().and_then(|f| f.get().cloned()),
         }
     }
 }

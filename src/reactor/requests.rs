@@ -281,6 +281,7 @@ impl Reactor {
                 final_line_modes: None,
                 raw: VecDeque::new(),
                 recording: recorder.as_ref().and_then(|r| r.path()).map(ToOwned::to_owned),
+                recording_failure: recorder.as_ref().and_then(|r| r.failure()),
                 recorder,
                 id,
                 pid,
