@@ -370,9 +370,13 @@ impl Recorder {
             && cast.written + needed as u64 > cast.limit
         {
             cast.full = true;
-            // The last line, past the bound; should the writer be behind, it is lost too.
+            // The last line, past the bound; should the writer be behind (its queue full),
+            // the writer adds it after the lines queued, as the recorder's drop would.
             let note = bound_note(seconds, cast.limit);
-            self.deliver(note, false);
+            let last_line = Arc::clone(&cast.last_line);
+            if !self.deliver(note.clone(), false) {
+                *last_line.lock().unwrap_or_else(|e| e.into_inner()) = Some(note);
+            }
             return;
         }
         if let Some(note) = behind {
@@ -619,6 +623,53 @@ mod tests {
         assert!(before_marker as u64 > limit - 100, "the bound is used: {before_marker} bytes");
         assert!(lines.len() - 2 < events, "later events are not recorded");
         assert!(lines.iter().all(|l| !l.to_string().contains("fell behind")), "{text}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A recording that reaches its bound while its writer is behind (its queue full: the
+    /// file is a FIFO nobody reads yet) still ends with the marker that says so. Before, that
+    /// marker was dropped with the events, and the file ended on an ordinary event, as if the
+    /// session had ended there.
+    #[test]
+    fn a_recording_that_reaches_its_bound_while_behind_says_so() {
+        use std::io::Read;
+        let dir = std::env::temp_dir().join(format!("termloom-rec-behind-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let fifo = dir.join("cast.fifo");
+        let _ = std::fs::remove_file(&fifo);
+        let mode = rustix::fs::Mode::from_raw_mode(0o600);
+        rustix::fs::mknodat(rustix::fs::CWD, &fifo, rustix::fs::FileType::Fifo, mode, 0).unwrap();
+        let (read_now, wait) = crossbeam_channel::bounded::<()>(1);
+        let reader = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || {
+                let mut file = std::fs::File::open(&fifo).unwrap();
+                let _ = wait.recv_timeout(Duration::from_secs(60));
+                let mut text = String::new();
+                file.read_to_string(&mut text).unwrap();
+                text
+            })
+        };
+        let limit = 2 << 20;
+        let mut recorder = Recorder::create(&fifo, (80, 24), false, false, None, limit).unwrap();
+        // 10,000 markers of about 130 bytes: the pipe takes at most 64 KiB and the writer's
+        // buffer 8 KiB of them (600 markers), the queue 4,096; the rest are dropped. Then an
+        // event past the bound: about 700 KB were queued, 1.9 MB more would pass 2 MiB.
+        for i in 0..10_000 {
+            recorder.marker(&format!(
+                "a marker of about a hundred bytes, number {i:05}, {}",
+                "x".repeat(40)
+            ));
+        }
+        recorder.output("y".repeat(1_900_000).as_bytes());
+        let written = recorder.written().expect("a file's recording has a writer");
+        drop(recorder);
+        let _ = read_now.send(());
+        let text = reader.join().unwrap();
+        finish(&written, Instant::now() + WRITER_DEADLINE);
+        let last = text.lines().last().unwrap();
+        assert!(last.contains("stopped at its bound of 2097152 bytes"), "{last}");
+        assert!(!text.contains("yyyy"), "the event past the bound is not recorded");
         let _ = std::fs::remove_dir_all(&dir);
     }
 
