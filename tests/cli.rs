@@ -1082,6 +1082,37 @@ fn record_writes_a_cast_that_asciinema_reads() {
     assert!(shown.contains("one\ntwo\nx\nthree"), "{shown:?}");
 }
 
+/// A recording whose file cannot be written any more (a FIFO whose reader went away after
+/// the header; a full disk is the same) is reported: `--json`'s `recording_error` has the
+/// error and a warning on stderr names the file. Before, the run said nothing.
+#[test]
+fn a_recording_that_cannot_be_written_is_reported() {
+    let dir = common::TestDir::new("cli-recording-fails");
+    let fifo = dir.join("cast.fifo");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || {
+            let mut header = String::new();
+            BufReader::new(std::fs::File::open(&fifo).unwrap()).read_line(&mut header).unwrap();
+            header
+        })
+    };
+    let cast = fifo.to_str().unwrap();
+    let script = "read x; seq 1 20000";
+    let steps = ["--wait-input", "--send", "\\n", "--wait-exit"];
+    let mut args = vec!["run", "--json", "--max-bytes", "100", "--record", cast];
+    args.extend(steps);
+    args.extend(["--", "sh", "-c", script]);
+    let output = termloom(&args);
+    assert!(reader.join().unwrap().starts_with("{\""), "the header was written");
+    assert!(output.status.success(), "{}", stderr(&output));
+    let report = json(&output);
+    let error = report["recording_error"].as_str().unwrap_or_default();
+    assert!(error.contains("Broken pipe"), "{}", report["recording_error"]);
+    assert!(stderr(&output).contains("cast.fifo"), "{}", stderr(&output));
+}
+
 /// A recording that cannot be created is named as the cause, not the program.
 #[test]
 fn a_recording_that_cannot_be_created_is_named() {
