@@ -128,6 +128,21 @@ fn attributes_box_drawing_cjk_and_emoji() {
     check("text", script);
 }
 
+/// A PNG's padding is bounded as its scale is: `u16::MAX` pixels around a 40x12 screen asked
+/// for a square of 131,000 pixels a side (50 GB of RGB), whose allocation aborted the process;
+/// it is now taken as 256.
+#[test]
+fn a_png_padding_past_its_bound_is_taken_at_the_bound() {
+    let styled = screen_of("hi");
+    let mut options = PngOptions::default();
+    options.padding = u16::MAX;
+    options.system_fonts = false;
+    let png = styled.to_png(&options);
+    let reader = png::Decoder::new(std::io::Cursor::new(&png)).read_info().unwrap();
+    let info = reader.info();
+    assert_eq!((info.width, info.height), (2 * 256 + 40 * 8, 2 * 256 + 12 * 16));
+}
+
 /// The pixel at `(x, y)` of an RGB or RGBA PNG.
 fn pixel(png: &[u8], x: u32, y: u32) -> [u8; 3] {
     let decoder = png::Decoder::new(std::io::Cursor::new(png));

@@ -13,6 +13,10 @@ use font8x8::UnicodeFonts;
 use super::style::StyledScreen;
 use super::svg::{Look, Rgb, Theme, clusters, look};
 
+/// The most padding a PNG takes, in pixels: 65,535 around even a small screen asked for a
+/// 131,000-pixel square (50 GB), which no allocation holds.
+const MAX_PADDING: u16 = 256;
+
 /// Cell size at scale 1, in pixels.
 const CELL_W: usize = 8;
 const CELL_H: usize = 16;
@@ -25,7 +29,8 @@ pub struct PngOptions {
     pub theme: Theme,
     /// Pixels per font pixel, 1 to 4: a cell is 8×scale wide and 16×scale high.
     pub scale: u8,
-    /// Space around the grid, in pixels.
+    /// Space around the grid, in pixels, at most 256 (more is taken as 256, as a scale past
+    /// 4 is taken as 4).
     pub padding: u16,
     /// Draw what the bundled font lacks with the system's fonts, where one has it. Default
     /// `true`; `false` gives the same image on every machine (placeholders instead).
@@ -93,7 +98,7 @@ impl StyledScreen {
     pub fn to_png(&self, options: &PngOptions) -> Vec<u8> {
         let scale = usize::from(options.scale.clamp(1, 4));
         let (cell_w, cell_h) = (CELL_W * scale, CELL_H * scale);
-        let pad = usize::from(options.padding);
+        let pad = usize::from(options.padding.min(MAX_PADDING));
         let screen = &self.screen;
         let theme = &options.theme;
         let mut canvas = Canvas {
