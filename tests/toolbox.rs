@@ -569,3 +569,34 @@ fn a_dropped_call_that_submitted_a_line_interrupts_its_command() {
         "{outcome:?}"
     );
 }
+
+/// A call that typed (or signalled, or resized) and then found the session's waits at their
+/// bound says that it typed, not that nothing was typed: told "nothing was typed", a model
+/// sends its line again, and the program runs it twice. Measured before the fix: with 64
+/// `call_async` reads pending, a `terminal_send` of `go` was refused with "nothing was
+/// typed" while `cat` had printed `go` twice (its echo and its copy).
+#[test]
+fn a_send_whose_wait_is_refused_says_it_typed() {
+    let config = termloom::Config { max_waits: 1, ..termloom::Config::default() };
+    let engine = termloom::Engine::new(config).unwrap();
+    let toolbox = Toolbox::new(engine.clone());
+    let started = toolbox.call("terminal_start", &json!({"argv": ["cat"], "input_wait": true}));
+    assert!(!started.is_error, "{}", started.text);
+    let id = started.structured.unwrap()["session_id"].as_u64().unwrap();
+    let session = engine.session(termloom::SessionId(id)).unwrap();
+    // The session's one wait, in place before the call (requests are taken in order).
+    let pending = session.wait_async(termloom::Until::text("never printed"), LONG);
+    let sent = toolbox.call("terminal_send", &json!({"session_id": id, "text": "typed-once\r"}));
+    assert!(sent.is_error, "{}", sent.text);
+    assert_eq!(sent.error_code.as_deref(), Some("too_many_waits"));
+    assert!(!sent.text.contains("nothing was typed"), "{}", sent.text);
+    assert!(sent.text.contains("the input was typed"), "{}", sent.text);
+    let resized =
+        toolbox.call("terminal_resize", &json!({"session_id": id, "cols": 90, "rows": 20}));
+    assert_eq!(resized.error_code.as_deref(), Some("too_many_waits"), "{}", resized.text);
+    assert!(resized.text.contains("the session was resized"), "{}", resized.text);
+    drop(pending);
+    // It was typed.
+    expect(&session, termloom::Until::regex("^typed-once$").unwrap());
+    assert_eq!(session.screen().unwrap().cols, 90);
+}

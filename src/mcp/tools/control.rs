@@ -432,7 +432,9 @@ pub(crate) fn signal(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> 
     let default =
         if status_before.shell_integration { DefaultWait::Prompt } else { DefaultWait::Settle };
     let plan = waits::plan(args, default, call.engine.config())?;
-    let report = plan.map(|plan| waits::run(call, &session, &plan)).transpose()?;
+    let report = plan
+        .map(|plan| waits::run_after(call, &session, &plan, "the signal was sent"))
+        .transpose()?;
     let mut output = show(call, &session, ViewArgs::defaults(), report.as_ref(), false)?;
     under_header(&mut output.text, &sent.to_string());
     output.structured["signal"] = json!(signal.name());
@@ -466,7 +468,9 @@ pub(crate) fn resize(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> 
     session.resize(cols, rows).map_err(|err| ended_before(err, "it was not resized"))?;
     // The program's redraw is waited for as terminal_send waits for an answer, and shown.
     let plan = waits::plan(args, DefaultWait::Settle, call.engine.config())?;
-    let report = plan.map(|plan| waits::run(call, &session, &plan)).transpose()?;
+    let report = plan
+        .map(|plan| waits::run_after(call, &session, &plan, "the session was resized"))
+        .transpose()?;
     let view = ViewArgs { view: View::Screen, ..ViewArgs::defaults() };
     let mut output = show(call, &session, view, report.as_ref(), false)?;
     under_header(&mut output.text, &format!("resized to {cols}x{rows}"));

@@ -308,7 +308,7 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         (held_paste, full_screen)
     };
     let report = match &plan {
-        Some(plan) => Some(waits::run(call, &session, plan)?),
+        Some(plan) => Some(waits::run_after(call, &session, plan, "the input was typed")?),
         None => None,
     };
     // (Where the wait found the echo, further on than the line typed on after a flood.)
@@ -384,7 +384,9 @@ fn press_keys(
         if left.is_zero() {
             continue;
         }
-        match waits::run(call, session, &waits::Plan::settle(config, left))?.outcome {
+        let settle = waits::Plan::settle(config, left);
+        let done = "the keys up to a Tab or an Escape were typed, the rest not";
+        match waits::run_after(call, session, &settle, done)?.outcome {
             "cancelled" => return Err(ToolError::cancelled()),
             "exited" | "closed" => return Ok((false, Some(submits))),
             _ => {}
@@ -506,7 +508,7 @@ fn send_secret(call: &Call, args: &Args, id: crate::SessionId) -> Result<ToolOut
         type_it: &mut type_it,
     })?;
     let report = match &plan {
-        Some(plan) => Some(waits::run(call, &session, plan)?),
+        Some(plan) => Some(waits::run_after(call, &session, plan, "the secret was typed")?),
         None => None,
     };
     let mut output = show(call, &session, view, report.as_ref(), false)?;
@@ -600,7 +602,7 @@ pub(crate) fn mouse(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         }
     }
     let report = match &plan {
-        Some(plan) => Some(waits::run(call, &session, plan)?),
+        Some(plan) => Some(waits::run_after(call, &session, plan, "the mouse event was sent")?),
         None => None,
     };
     show(call, &session, view, report.as_ref(), false)

@@ -312,6 +312,37 @@ pub(crate) fn check(plan: &Plan, session: &Session) -> crate::Result<()> {
     Ok(())
 }
 
+/// [`run`] for the wait that follows what a call did to `session` (`done`: "the input was
+/// typed", "the signal was sent"): a wait refused because too many are pending
+/// ([`Error::TooManyWaits`](crate::Error::TooManyWaits),
+/// [`Error::TooManyReaderWaits`](crate::Error::TooManyReaderWaits)), whose message says that
+/// nothing was typed, as the library refuses such a wait before typing, says what was done
+/// instead, so that a model does not do it again.
+pub(crate) fn run_after(
+    call: &Call,
+    session: &Session,
+    plan: &Plan,
+    done: &str,
+) -> Result<Report, ToolError> {
+    run(call, session, plan).map_err(|err| {
+        let pending = match &err {
+            crate::Error::TooManyWaits { session, limit } => {
+                format!("session {session} has {limit} waits pending, its bound (Config::max_waits)")
+            }
+            crate::Error::TooManyReaderWaits { session, limit } => format!(
+                "this caller has {limit} waits pending on session {session}, its bound for one reader (Config::max_waits_per_reader)"
+            ),
+            _ => return ToolError::from(err),
+        };
+        ToolError::with_code(
+            err.code(),
+            format!(
+                "{done}; its wait could not start: {pending}; do not repeat it: read the output with terminal_read once a wait has ended"
+            ),
+        )
+    })
+}
+
 /// Waits for `plan` on `session` until it holds, the session ends, the timeout passes or the
 /// call is cancelled (the cancellation ends the engine's wait at once; nothing polls).
 pub(crate) fn run(call: &Call, session: &Session, plan: &Plan) -> crate::Result<Report> {
