@@ -393,9 +393,9 @@ impl Session {
     ) -> Result<u64> {
         let (id, text) = (self.id, text.to_owned());
         let paste = NEXT_WAIT.fetch_add(1, Ordering::Relaxed);
-        self.client.submit(Box::new(move |r| {
+        self.client.submit_for(id, reply, move |r, reply| {
             r.paste(id, paste, (&text, None), timeout, reply);
-        }))?;
+        })?;
         Ok(paste)
     }
 
@@ -657,9 +657,9 @@ impl Session {
         let (id, reader) = (self.id, self.reader);
         let hold = typing.signals().then_some(PROMPT_READ_WAIT);
         let waiter = NEXT_WAIT.fetch_add(1, Ordering::Relaxed);
-        self.client.submit(Box::new(move |r| {
+        self.client.submit_for(id, reply, move |r, reply| {
             r.type_then_wait(id, typing, reader, (until, timeout), hold, waiter, reply)
-        }))?;
+        })?;
         Ok(waiter)
     }
 
@@ -696,9 +696,9 @@ impl Session {
         let waiter = NEXT_WAIT.fetch_add(1, Ordering::Relaxed);
         let (tx, rx) = crossbeam_channel::bounded(1);
         let reader = self.reader;
-        self.client.submit(Box::new(move |r| {
-            r.wait_past(id, reader, (until, timeout), typed_line, waiter, tx.into())
-        }))?;
+        self.client.submit_for(id, tx.into(), move |r, reply| {
+            r.wait_past(id, reader, (until, timeout), typed_line, waiter, reply)
+        })?;
         Ok(PendingWait { session: self.clone(), waiter, timeout, reply: rx })
     }
 
@@ -823,8 +823,9 @@ impl Session {
         let line = line.to_owned();
         let (tx, rx) = crossbeam_channel::bounded(1);
         let reader = self.reader;
-        self.client
-            .submit(Box::new(move |r| r.run_command(id, reader, &line, timeout, tx.into())))?;
+        self.client.submit_for(id, tx.into(), move |r, reply| {
+            r.run_command(id, reader, &line, timeout, reply)
+        })?;
         Ok(rx)
     }
 
@@ -874,7 +875,7 @@ impl Session {
     pub fn close(&self) -> Result<crate::ExitStatus> {
         let id = self.id;
         let (tx, rx) = crossbeam_channel::bounded(1);
-        self.client.submit(Box::new(move |r| r.close(id, tx.into())))?;
+        self.client.submit_for(id, tx.into(), move |r, reply| r.close(id, reply))?;
         let status = rx.recv().map_err(|_| Error::EngineStopped)?;
         // Closing dropped the session's recorder; its file is complete once written.
         self.client.writers.wait(id);
@@ -897,8 +898,9 @@ impl Session {
         let (id, reader) = (self.id, self.reader);
         self.cancelled_on_drop(|reply| {
             let waiter = NEXT_WAIT.fetch_add(1, Ordering::Relaxed);
-            self.client
-                .submit(Box::new(move |r| r.wait(id, reader, until, timeout, waiter, reply)))?;
+            self.client.submit_for(id, reply, move |r, reply| {
+                r.wait(id, reader, until, timeout, waiter, reply)
+            })?;
             Ok(waiter)
         })
     }
@@ -982,7 +984,7 @@ impl Session {
         let reader = self.reader;
         match self
             .client
-            .submit(Box::new(move |r| r.run_command(id, reader, &line, timeout, reply)))
+            .submit_for(id, reply, move |r, reply| r.run_command(id, reader, &line, timeout, reply))
         {
             Ok(()) => future,
             Err(err) => EngineFuture::ready(Err(err)),
@@ -998,7 +1000,7 @@ impl Session {
         let id = self.id;
         let (future, producer) = EngineFuture::new();
         let reply = Reply::Future(producer);
-        match self.client.submit(Box::new(move |r| r.close(id, reply))) {
+        match self.client.submit_for(id, reply, move |r, reply| r.close(id, reply)) {
             Ok(()) => future,
             Err(err) => EngineFuture::ready(Err(err)),
         }

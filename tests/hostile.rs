@@ -641,6 +641,35 @@ fn long_repetitions_lose_no_line() {
     assert_eq!(ids, expected);
 }
 
+/// An engine whose requests panic on input holding `INJECTED-PANIC` (`fault-injection`).
+#[cfg(feature = "fault-injection")]
+fn engine_panicking_on_input() -> Engine {
+    let config = termloom::Config {
+        inject_panic_on_input: Some("INJECTED-PANIC".into()),
+        close_grace: Duration::from_millis(500),
+        ..termloom::Config::default()
+    };
+    Engine::new(config).unwrap()
+}
+
+/// Checks that `err` says termloom failed on `victim`'s request with the injected panic, and
+/// that `victim` ends closed with the panic as its reason, which it returns.
+#[cfg(feature = "fault-injection")]
+fn failed_and_closed(victim: &Session, err: &termloom::Error) -> String {
+    assert!(
+        matches!(err, termloom::Error::RequestPanicked { session: Some(id), message }
+            if *id == victim.id() && message.contains("INJECTED-PANIC")),
+        "{err:?}"
+    );
+    let outcome = victim.wait(Until::exit(), LONG).unwrap();
+    assert!(!outcome.is_timeout(), "{outcome:?}");
+    let info = victim.info().unwrap();
+    assert!(matches!(info.state, SessionState::Closed(_)), "{info:?}");
+    let reason = info.closed_reason.unwrap_or_default();
+    assert!(reason.contains("INJECTED-PANIC"), "{reason}");
+    reason
+}
+
 /// With the `fault-injection` feature, a panic is injected in a request for one session (its
 /// input): the caller is told termloom failed on it, that session is closed with the panic as
 /// its reason, and the engine and the other sessions go on. Before, the caller was told the
@@ -651,31 +680,14 @@ fn a_panic_in_a_request_ends_its_session_only() {
     if !require("bash") {
         return;
     }
-    let config = termloom::Config {
-        inject_panic_on_input: Some("INJECTED-PANIC".into()),
-        close_grace: Duration::from_millis(500),
-        ..termloom::Config::default()
-    };
-    let engine = Engine::new(config).unwrap();
+    let engine = engine_panicking_on_input();
     let bystander = bash(&engine);
     let victim = bash(&engine);
     let pid = victim.pid();
     let err = victim.send_text("echo INJECTED-PANIC").unwrap_err();
-    assert!(
-        matches!(&err, termloom::Error::RequestPanicked { session: Some(id), message }
-            if *id == victim.id() && message.contains("INJECTED-PANIC")),
-        "{err:?}"
-    );
     assert!(err.to_string().contains("that session was closed"), "{err}");
-    let outcome = victim.wait(Until::exit(), LONG).unwrap();
-    assert!(!outcome.is_timeout(), "{outcome:?}");
-    let info = victim.info().unwrap();
-    assert!(matches!(info.state, SessionState::Closed(_)), "{info:?}");
-    let reason = info.closed_reason.unwrap_or_default();
-    assert!(
-        reason.contains("failed on a request") && reason.contains("INJECTED-PANIC"),
-        "{reason}"
-    );
+    let reason = failed_and_closed(&victim, &err);
+    assert!(reason.contains("failed on a request"), "{reason}");
     assert!(!std::path::Path::new(&format!("/proc/{pid}")).exists(), "the victim's shell is gone");
     // Everything else goes on.
     bystander.submit("echo still here").unwrap();
@@ -694,25 +706,47 @@ fn a_panic_in_a_paste_request_ends_its_session() {
     if !require("bash") {
         return;
     }
-    let config = termloom::Config {
-        inject_panic_on_input: Some("INJECTED-PANIC".into()),
-        close_grace: Duration::from_millis(500),
-        ..termloom::Config::default()
-    };
-    let engine = Engine::new(config).unwrap();
+    let engine = engine_panicking_on_input();
     let victim = bash(&engine);
     let err = victim.paste("echo INJECTED-PANIC\n").unwrap_err();
-    assert!(
-        matches!(&err, termloom::Error::RequestPanicked { session: Some(id), message }
-            if *id == victim.id() && message.contains("INJECTED-PANIC")),
-        "{err:?}"
-    );
-    let outcome = victim.wait(Until::exit(), LONG).unwrap();
-    assert!(!outcome.is_timeout(), "{outcome:?}");
-    let info = victim.info().unwrap();
-    assert!(matches!(info.state, SessionState::Closed(_)), "{info:?}");
-    let reason = info.closed_reason.unwrap_or_default();
-    assert!(reason.contains("INJECTED-PANIC"), "{reason}");
+    failed_and_closed(&victim, &err);
+}
+
+/// With the `fault-injection` feature, a panic is injected in a request whose answer comes
+/// later (a wait typed with its input, a paste), made as a future or by a blocking
+/// send-and-wait: as for any other request, the caller is told termloom failed on it and that
+/// session is closed. Before, the request's reply was dropped unanswered: the future said the
+/// engine had stopped (`EngineStopped`) and the blocking call that its wait was aborted
+/// (`WaitAborted`), while the session went on in whatever state the panic left it.
+#[cfg(feature = "fault-injection")]
+#[test]
+fn a_panic_in_a_request_answered_later_ends_its_session_and_says_so() {
+    if !require("bash") {
+        return;
+    }
+    let engine = engine_panicking_on_input();
+    let bystander = bash(&engine);
+    use futures::executor::block_on;
+    for how in ["keys as a future", "a blocking submit and wait", "a paste as a future"] {
+        let victim = bash(&engine);
+        let answered = match how {
+            "keys as a future" => block_on(victim.send_keys_and_wait_async(
+                "echo INJECTED-PANIC<Enter>",
+                Until::text("never printed"),
+                LONG,
+            ))
+            .map(drop),
+            "a blocking submit and wait" => victim
+                .submit_and_wait("echo INJECTED-PANIC", Until::text("never printed"), LONG)
+                .map(drop),
+            _ => block_on(victim.paste_async("echo INJECTED-PANIC\n")),
+        };
+        failed_and_closed(&victim, &answered.expect_err(how));
+    }
+    // Everything else goes on.
+    bystander.submit("echo still here").unwrap();
+    expect(&bystander, Until::regex("^still here$").unwrap());
+    bystander.close().unwrap();
 }
 
 /// With the `fault-injection` feature, a panic is injected in one session's feed: that

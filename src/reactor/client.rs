@@ -93,6 +93,30 @@ impl Client {
         self.waker.wake().map_err(|e| Error::io("waking the reactor", e))
     }
 
+    /// Queues `request`, a request for session `id` that answers at `reply` (a wait, a
+    /// paste, a command, a close), without waiting for it. A panic in it closes that session
+    /// (its state may be inconsistent) and is answered at `reply` with
+    /// [`Error::RequestPanicked`], as [`Client::call_for`] answers, unless the session's
+    /// closing answered it first: `reply` dropped unanswered would tell a future that the
+    /// engine stopped, and a blocked waiter that its wait was aborted.
+    pub(crate) fn submit_for<T: Send + 'static>(
+        &self,
+        id: SessionId,
+        reply: super::Reply<Result<T>>,
+        request: impl FnOnce(&mut Reactor, super::Reply<Result<T>>) + Send + 'static,
+    ) -> Result<()> {
+        self.submit(Box::new(move |reactor| {
+            let fallback = reply.fallback();
+            let ran = panic::catch_unwind(AssertUnwindSafe(|| request(reactor, reply)));
+            if let Err(payload) = ran {
+                let message = super::panic_message(&*payload);
+                reactor.session_failed(id.0, CloseReason::RequestFailed, message.clone());
+                let session = Some(id);
+                fallback.answer_unanswered(Err(Error::RequestPanicked { session, message }));
+            }
+        }))
+    }
+
     /// Runs `f` on the reactor thread and returns its result; a panic in `f` is answered
     /// with [`Error::RequestPanicked`].
     pub(crate) fn call<T: Send + 'static>(

@@ -43,6 +43,32 @@ impl<T> Reply<T> {
     pub(crate) fn take(&mut self) -> Reply<T> {
         std::mem::replace(self, Reply::Gone)
     }
+
+    /// A second way to the same destination, for the guard of a request that holds this
+    /// reply: should the request panic, dropping the reply unanswered as it unwinds, the
+    /// guard answers through it ([`Reply::answer_unanswered`]). While it lives, a future
+    /// is not told that the engine stopped, nor a blocked caller's channel closed.
+    pub(crate) fn fallback(&self) -> Reply<T> {
+        match self {
+            Reply::Channel(sender) => Reply::Channel(sender.clone()),
+            Reply::Future(producer) => Reply::Future(producer.another()),
+            Reply::Gone => Reply::Gone,
+        }
+    }
+
+    /// Delivers the answer unless one was delivered already, never blocking (a blocked
+    /// caller's channel holds one answer: when it is full, the caller has its answer).
+    pub(crate) fn answer_unanswered(self, value: T) {
+        match self {
+            Reply::Channel(sender) => {
+                let _ = sender.try_send(value);
+            }
+            Reply::Future(producer) => {
+                producer.deliver(value);
+            }
+            Reply::Gone => {}
+        }
+    }
 }
 
 /// What a future and the reactor share.
@@ -55,23 +81,34 @@ struct Shared<T> {
 struct State<T> {
     value: Option<T>,
     waker: Option<Waker>,
-    /// The reactor dropped its side without answering (the engine stopped).
+    /// The reactor's sides alive ([`Producer`]s: the reply, and a request's guard's
+    /// fallback while the request runs).
+    producers: usize,
+    /// An answer was delivered (later ones are dropped).
+    answered: bool,
+    /// Every side of the reactor's dropped without answering (the engine stopped).
     abandoned: bool,
+    /// The future was dropped: nobody takes the answer.
+    future_gone: bool,
 }
 
-/// The reactor's side of a future: delivering wakes the future's task; dropping it without
-/// delivering ends the future with [`Error::EngineStopped`].
+/// The reactor's side of a future: delivering wakes the future's task; dropping every side
+/// without delivering ends the future with [`Error::EngineStopped`].
 #[derive(Debug)]
 pub(crate) struct Producer<T> {
-    shared: Option<Arc<Shared<T>>>,
+    shared: Arc<Shared<T>>,
 }
 
 impl<T> Producer<T> {
-    /// Gives the future its answer; returns whether the future was still there to take it.
-    fn deliver(mut self, value: T) -> bool {
-        let Some(shared) = self.shared.take() else { return false };
-        let wanted = Arc::strong_count(&shared) > 1;
-        let mut state = shared.state.lock().unwrap_or_else(|e| e.into_inner());
+    /// Gives the future its answer, unless it had one; returns whether the future was still
+    /// there to take it.
+    fn deliver(self, value: T) -> bool {
+        let mut state = self.shared.state.lock().unwrap_or_else(|e| e.into_inner());
+        if state.answered {
+            return false;
+        }
+        let wanted = !state.future_gone;
+        state.answered = true;
         state.value = Some(value);
         if let Some(waker) = state.waker.take() {
             drop(state);
@@ -79,12 +116,20 @@ impl<T> Producer<T> {
         }
         wanted
     }
+
+    /// Another side of the same future (see [`Reply::fallback`]).
+    fn another(&self) -> Producer<T> {
+        let mut state = self.shared.state.lock().unwrap_or_else(|e| e.into_inner());
+        state.producers += 1;
+        Producer { shared: self.shared.clone() }
+    }
 }
 
 impl<T> Drop for Producer<T> {
     fn drop(&mut self) {
-        if let Some(shared) = self.shared.take() {
-            let mut state = shared.state.lock().unwrap_or_else(|e| e.into_inner());
+        let mut state = self.shared.state.lock().unwrap_or_else(|e| e.into_inner());
+        state.producers -= 1;
+        if state.producers == 0 && !state.answered {
             state.abandoned = true;
             if let Some(waker) = state.waker.take() {
                 drop(state);
@@ -129,9 +174,16 @@ impl<T> EngineFuture<T> {
     /// A future and the reactor's side of it.
     pub(crate) fn new() -> (EngineFuture<T>, Producer<Result<T>>) {
         let shared = Arc::new(Shared {
-            state: Mutex::new(State { value: None, waker: None, abandoned: false }),
+            state: Mutex::new(State {
+                value: None,
+                waker: None,
+                producers: 1,
+                answered: false,
+                abandoned: false,
+                future_gone: false,
+            }),
         });
-        let producer = Producer { shared: Some(shared.clone()) };
+        let producer = Producer { shared: shared.clone() };
         (EngineFuture { shared, on_drop: None, done: false }, producer)
     }
 
@@ -176,6 +228,7 @@ impl<T> Future for EngineFuture<T> {
 
 impl<T> Drop for EngineFuture<T> {
     fn drop(&mut self) {
+        self.shared.state.lock().unwrap_or_else(|e| e.into_inner()).future_gone = true;
         if let Some(hook) = self.on_drop.take() {
             hook();
         }
@@ -198,5 +251,41 @@ mod tests {
             let _ = pinned.as_mut().poll(&mut cx);
         }));
         assert!(again.is_err(), "a completed future was polled again without a panic");
+    }
+
+    /// A request's guard holds a fallback beside the reply: the future is told the engine
+    /// stopped only once both are dropped unanswered, takes the first answer of either, and
+    /// a blocked caller's channel takes the fallback's answer without the reactor blocking.
+    #[test]
+    fn a_fallback_answers_once_and_abandons_only_with_the_reply() {
+        let mut cx = Context::from_waker(std::task::Waker::noop());
+        let (mut future, producer) = EngineFuture::<u8>::new();
+        let reply = Reply::Future(producer);
+        let fallback = reply.fallback();
+        drop(reply);
+        assert!(Pin::new(&mut future).poll(&mut cx).is_pending(), "abandoned with a fallback");
+        fallback.answer_unanswered(Err(Error::EngineStopped));
+        assert!(matches!(Pin::new(&mut future).poll(&mut cx), Poll::Ready(Err(_))));
+
+        let (mut future, producer) = EngineFuture::<u8>::new();
+        let reply = Reply::Future(producer);
+        let fallback = reply.fallback();
+        assert!(reply.send(Ok(1)));
+        fallback.answer_unanswered(Ok(2));
+        assert!(matches!(Pin::new(&mut future).poll(&mut cx), Poll::Ready(Ok(1))));
+
+        let (mut future, producer) = EngineFuture::<u8>::new();
+        let reply = Reply::Future(producer);
+        drop(reply.fallback());
+        drop(reply);
+        let stopped = Pin::new(&mut future).poll(&mut cx);
+        assert!(matches!(stopped, Poll::Ready(Err(Error::EngineStopped))), "{stopped:?}");
+
+        let (tx, rx) = crossbeam_channel::bounded(1);
+        let reply: Reply<u8> = tx.into();
+        let fallback = reply.fallback();
+        assert!(reply.send(1));
+        fallback.answer_unanswered(2);
+        assert_eq!(rx.recv(), Ok(1));
     }
 }
