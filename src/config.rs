@@ -193,6 +193,12 @@ pub struct Config {
     /// `fault-injection` feature.
     #[cfg(feature = "fault-injection")]
     pub inject_cancel_after_tool: Option<String>,
+    /// Test-only fault injection: a call to the tool of this name (such as `terminal_list`),
+    /// from a [`Toolbox`](crate::tools::Toolbox) or the MCP server, panics in the tool's code
+    /// on the caller's thread, as a bug would. Present only with the `fault-injection`
+    /// feature.
+    #[cfg(feature = "fault-injection")]
+    pub inject_panic_in_tool: Option<String>,
 }
 
 impl Default for Config {
@@ -242,6 +248,8 @@ impl Default for Config {
             inject_panic_on_input: None,
             #[cfg(feature = "fault-injection")]
             inject_cancel_after_tool: None,
+            #[cfg(feature = "fault-injection")]
+            inject_panic_in_tool: None,
         }
     }
 }

@@ -600,3 +600,34 @@ fn a_send_whose_wait_is_refused_says_it_typed() {
     expect(&session, termloom::Until::regex("^typed-once$").unwrap());
     assert_eq!(session.screen().unwrap().cols, 90);
 }
+
+/// With the `fault-injection` feature, a tool's code panics, as a bug would: the call fails
+/// with error code `internal`, as over MCP, and the toolbox, the engine and its sessions go
+/// on. Before, the panic unwound through the host's thread from `Toolbox::call`, and a
+/// `call_async` future ended with `EngineStopped`, though the engine ran on.
+#[cfg(feature = "fault-injection")]
+#[test]
+fn a_panic_in_a_tool_fails_its_call_alone() {
+    let config = termloom::Config {
+        inject_panic_in_tool: Some("terminal_list".into()),
+        ..termloom::Config::default()
+    };
+    let toolbox = Toolbox::new(termloom::Engine::new(config).unwrap());
+    let started = toolbox.call("terminal_start", &json!({"argv": ["cat"], "input_wait": true}));
+    assert!(!started.is_error, "{}", started.text);
+    let id = started.structured.unwrap()["session_id"].clone();
+    let called = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        toolbox.call("terminal_list", &json!({}))
+    }));
+    let listed = called.expect("the panic stays in the call");
+    let asynchronous = futures::executor::block_on(toolbox.call_async("terminal_list", &json!({})));
+    let listed_async = asynchronous.expect("the engine did not stop");
+    for listed in [listed, listed_async] {
+        assert!(listed.is_error, "{}", listed.text);
+        assert_eq!(listed.error_code.as_deref(), Some("internal"), "{}", listed.text);
+        assert!(listed.text.contains("terminal_list tool failed unexpectedly"), "{}", listed.text);
+    }
+    let sent =
+        toolbox.call("terminal_send", &json!({"session_id": id, "text": "on\r", "for_text": "on"}));
+    assert!(!sent.is_error, "{}", sent.text);
+}

@@ -1039,7 +1039,7 @@ impl Drop for Reactor {
 }
 
 /// A panic's message, from its payload.
-pub(super) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     payload
         .downcast_ref::<&str>()
         .map(|s| (*s).to_owned())

@@ -500,6 +500,10 @@ pub(crate) fn run(
     name: &str,
     arguments: &Map<String, Value>,
 ) -> Option<Result<ToolOutput, ToolError>> {
+    #[cfg(feature = "fault-injection")]
+    if call.engine.config().inject_panic_in_tool.as_deref() == Some(name) {
+        panic!("fault injection: the {name} tool panicked");
+    }
     let outcome = match catalog::find(name) {
         Some(tool) => Args::new(tool, arguments).and_then(|args| (tool.run)(call, &args)),
         None => Err(ToolError::invalid_input(format!("unknown tool {}", quoted(name)))),

@@ -3,6 +3,7 @@
 //! descriptions, schemas, argument checking, result text and structured results, and limits),
 //! called in-process; `termloom mcp` is a transport over the same table.
 
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
@@ -187,7 +188,8 @@ impl Toolbox {
 
     /// Calls tool `name` with its JSON arguments (an object) and waits for its result. It
     /// blocks the calling thread for the call's wait (up to its `timeout_ms`): an async host
-    /// uses [`Toolbox::call_async`].
+    /// uses [`Toolbox::call_async`]. A panic in a tool's code (a bug) is caught: the call
+    /// fails with error code `internal`, as it does over MCP, and the toolbox goes on.
     pub fn call(&self, name: &str, arguments: &Value) -> ToolResult {
         self.call_cancellable(name, arguments, &ToolCancel::new())
             .expect("a call nobody cancels is never cancelled")
@@ -244,7 +246,23 @@ impl Toolbox {
             secrets: Secrets::Unavailable("a Toolbox has no one to ask for a secret"),
             largest: self.max_bytes.unwrap_or(MAX_BYTES_RANGE.1) as usize,
         };
-        let outcome = super::run(&call, name, &arguments)?;
+        // A panic in the tool's code (a bug) fails this call alone, as the MCP server's does;
+        // the tools run on the caller's thread, holding only handles, so the engine and its
+        // sessions go on. (Uncaught, it unwound through the host's thread, or ended a
+        // `call_async` future with `EngineStopped`.)
+        let outcome = match catch_unwind(AssertUnwindSafe(|| super::run(&call, name, &arguments))) {
+            Ok(outcome) => outcome?,
+            Err(payload) => {
+                let why = crate::reactor::panic_message(&*payload);
+                let mut message = format!(
+                    "the {name} tool failed unexpectedly ({why}; a bug, please report it); the toolbox, the engine and its sessions go on"
+                );
+                // (As every result's text: no control character, within the errors' bound.)
+                super::shown_controls(&mut message);
+                crate::error::bound_message(&mut message);
+                return error(message, "internal");
+            }
+        };
         // A call whose wait the cancellation ended is cancelled: nothing is returned, as the
         // MCP server sends nothing for it. (A call that had finished when the cancellation
         // came is answered: a session it started is in its result.)
