@@ -8,7 +8,9 @@
 //! The script creates the user `termloom_sudo_PID` with a random password and
 //! `/etc/sudoers.d/termloom-test-PID`, PID being this test process's (`TERMLOOM_TEST_RUN`):
 //! two runs at once (a second checkout's tests beside CI) never make or remove each other's.
-//! It removes both; this test removes them too if the script could not (killed, timed out). That needs root: as another user the test is skipped, even
+//! It removes both; this test removes them too (through the script's `--cleanup`, under the
+//! runs' lock) if the script could not (killed, timed out), and every run removes what runs
+//! killed with their test left. That needs root: as another user the test is skipped, even
 //! in CI (which runs as root). The SDK is found as `tests/mcp_sdk.rs` finds it; without it, or
 //! without sudo, su or the user tools, the test is skipped, except in CI (`CI` set), where it
 //! fails (see `common::require`).
@@ -59,8 +61,18 @@ fn user_exists() -> bool {
     passwd.lines().any(|line| line.starts_with(&format!("{}:", sudo_user())))
 }
 
-/// What the script leaves behind: removed when dropped, whatever happened before.
-struct Leftovers;
+/// The marker the script keeps for this run while it runs (see `Sudoers` in the script).
+fn run_marker() -> String {
+    format!("/var/lib/termloom-test-sudoers/run-{}", std::process::id())
+}
+
+/// What the script leaves behind: removed when dropped, whatever happened before, by the
+/// script's `--cleanup`, which takes the runs' lock, restores `/etc/sudoers` if this was the
+/// last run needing its include, and removes what killed runs left.
+struct Leftovers {
+    /// The Python that runs the script.
+    python: PathBuf,
+}
 
 impl Leftovers {
     /// What is left, in words.
@@ -69,8 +81,10 @@ impl Leftovers {
         if user_exists() {
             found.push(format!("the user {}", sudo_user()));
         }
-        if Path::new(&sudoers_file()).exists() {
-            found.push(sudoers_file());
+        for path in [sudoers_file(), run_marker()] {
+            if Path::new(&path).exists() {
+                found.push(path);
+            }
         }
         found
     }
@@ -78,6 +92,22 @@ impl Leftovers {
 
 impl Drop for Leftovers {
     fn drop(&mut self) {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let cleaned = Command::new(&self.python)
+            .arg(root.join("tests/mcp_policy_client.py"))
+            .arg("--cleanup")
+            .env("PATH", path_with_sbin())
+            .env("TERMLOOM_TEST_RUN", std::process::id().to_string())
+            .stdin(Stdio::null())
+            .output();
+        match cleaned {
+            Ok(output) if output.status.success() => return,
+            Ok(output) => {
+                eprintln!("--cleanup failed: {}", String::from_utf8_lossy(&output.stderr))
+            }
+            Err(err) => eprintln!("--cleanup did not run: {err}"),
+        }
+        // At least the rule granting ALL and the user go, even without the script.
         let user = sudo_user();
         let _ = std::fs::remove_file(sudoers_file());
         if user_exists() {
@@ -86,9 +116,6 @@ impl Drop for Leftovers {
                 .env("PATH", path_with_sbin())
                 .stdin(Stdio::null())
                 .output();
-        }
-        for state in [format!("/run/sudo/ts/{user}"), format!("/var/lib/sudo/lectured/{user}")] {
-            let _ = std::fs::remove_file(state);
         }
     }
 }
@@ -143,7 +170,7 @@ fn the_spawn_policy_and_secrets_work_through_the_python_sdk() {
         return;
     };
 
-    let leftovers = Leftovers;
+    let leftovers = Leftovers { python: python.clone() };
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut child = Command::new(&python)
         .arg(root.join("tests/mcp_policy_client.py"))
@@ -191,4 +218,26 @@ fn the_spawn_policy_and_secrets_work_through_the_python_sdk() {
     assert!(last.ends_with(" passed, 0 failed"), "{last}\n{stdout}\n{stderr}");
     assert!(left.is_empty(), "the client left behind {left:?}:\n{stdout}");
     assert!(Leftovers::found().is_empty(), "cannot remove {:?}", Leftovers::found());
+}
+
+/// The script's bookkeeping of sudoers rules, users and the include of `/etc/sudoers.d`
+/// (`Sudoers`), tried by `tests/mcp_policy_sudoers.py` on temporary paths with a fake list of
+/// users: two runs interleaving (the include stays while one needs it, and goes with the last,
+/// replaced by a rename with its mode), killed runs cleaned by the next, never a live one, a
+/// reused pid, and a replacement visudo rejects. Needs neither root nor the SDK.
+#[test]
+fn the_sudoers_bookkeeping_leaves_nothing_behind() {
+    if !require("python3") {
+        return;
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let output = Command::new("python3")
+        .arg(root.join("tests/mcp_policy_sudoers.py"))
+        .env("PATH", path_with_sbin())
+        .stdin(Stdio::null())
+        .output()
+        .expect("run the sudoers unit tests");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(stderr.contains("\nOK"), "{stderr}");
 }

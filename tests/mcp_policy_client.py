@@ -28,7 +28,8 @@ where it asks through `input_required` results), it checks that:
 Run as root: the script creates the user `termloom_sudo_RUN` with a random password and
 /etc/sudoers.d/termloom-test-RUN (`termloom_sudo_RUN ALL=(ALL) ALL`), RUN being
 $TERMLOOM_TEST_RUN (the Rust test's pid) or else the script's pid, and removes both at the
-end, also on failure. Between the SDK and the server sits this same script in `--proxy` mode,
+end, also on failure; each run also removes what killed runs left (see `Sudoers`), and
+`--cleanup` (with TERMLOOM_TEST_RUN) removes a run's leftovers after it. Between the SDK and the server sits this same script in `--proxy` mode,
 which copies every byte the server writes on stdout and stderr to files the checks read.
 Requires the `mcp` package (see tests/mcp_requirements.txt), `su` and `sudo`.
 
@@ -39,6 +40,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
 import fcntl
 import json
 import os
@@ -74,13 +76,19 @@ HANDSHAKE = "2025-11-25"
 RUN = os.environ.setdefault("TERMLOOM_TEST_RUN", str(os.getpid()))
 if not RUN.isdigit() or len(RUN) > 10:
     raise SystemExit(f"TERMLOOM_TEST_RUN must be a process id, not {RUN!r}")
-SUDO_USER = f"termloom_sudo_{RUN}"
-SUDOERS_FILE = f"/etc/sudoers.d/termloom-test-{RUN}"
+# The runs' rules, named RULE_PREFIX and the run; their users, USER_PREFIX and the run.
+SUDOERS_RULES_DIR = "/etc/sudoers.d"
+RULE_PREFIX = "termloom-test-"
+USER_PREFIX = "termloom_sudo_"
+SUDO_USER = f"{USER_PREFIX}{RUN}"
+SUDOERS_FILE = os.path.join(SUDOERS_RULES_DIR, f"{RULE_PREFIX}{RUN}")
 SUDOERS = "/etc/sudoers"
-# Held (flock) while a run installs or removes its rule and the include of /etc/sudoers.d it
-# may add to /etc/sudoers, which is restored only by the run that added it, once no other
-# run's rule is left.
-SUDOERS_RULES = "/etc/sudoers.d/termloom-test-"
+# Where runs keep their lock, markers and the note that one added the include (see Sudoers):
+# not in /etc/sudoers.d, whose files sudo reads.
+SUDOERS_STATE = "/var/lib/termloom-test-sudoers"
+# The include a run adds to /etc/sudoers when it has none, and how one is recognised.
+INCLUDE_LINE = b"\n@includedir /etc/sudoers.d\n"
+INCLUDE_PATTERN = rb"^[#@]includedir\s+/etc/sudoers\.d/?\s*$"
 # What `su` runs: forget any cached sudo credentials, then ask for the password. Not `su -c`:
 # util-linux's su then starts a new session without a controlling terminal (against TIOCSTI),
 # and sudo refuses with "a terminal is required to read the password"; `su -P` would put the
@@ -224,28 +232,211 @@ def user_exists(name: str) -> bool:
         return False
 
 
-class sudoers_locked:
-    """Holds an exclusive lock on /etc/sudoers (flock, which visudo's own locks ignore) while a
-    run changes the rules: one run's check of the include and its restore never interleave
-    with another's."""
+class SystemUsers:
+    """The machine's users, as the sudoers bookkeeping sees them (tests give a fake)."""
 
-    def __enter__(self) -> None:
-        self.fd = os.open(SUDOERS, os.O_RDONLY | os.O_CLOEXEC)
-        fcntl.flock(self.fd, fcntl.LOCK_EX)
+    def names(self) -> list[str]:
+        return [entry.pw_name for entry in pwd.getpwall()]
 
-    def __exit__(self, *exc) -> None:
-        os.close(self.fd)
+    def remove(self, name: str) -> list[str]:
+        """Removes the user, its home and sudo's state for it; returns what could not be."""
+        problems = []
+        if user_exists(name):
+            done = run_root(["userdel", "-r", "-f", name])
+            if user_exists(name):
+                problems.append(f"userdel {name} failed: {done.stderr}")
+        home = f"/home/{name}"
+        if os.path.isdir(home):
+            shutil.rmtree(home, ignore_errors=True)
+        for state in (f"/run/sudo/ts/{name}", f"/var/lib/sudo/lectured/{name}", f"/var/mail/{name}"):
+            try:
+                os.unlink(state)
+            except FileNotFoundError:
+                pass
+            except OSError as err:
+                problems.append(f"removing {state}: {err}")
+        return problems
 
 
-def other_runs_rules() -> list[str]:
-    """The sudoers rules of other runs of this script, still installed."""
-    directory, prefix = os.path.split(SUDOERS_RULES)
+def process_start(pid: str) -> str | None:
+    """When process `pid` started (field 22 of /proc/PID/stat, in clock ticks since boot), or
+    None when there is no such process: a pid and its start name one process, never a later
+    one that reuses the pid."""
     try:
-        names = os.listdir(directory)
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            stat = f.read()
     except OSError:
-        return []
-    mine = os.path.basename(SUDOERS_FILE)
-    return [name for name in names if name.startswith(prefix) and name != mine]
+        return None
+    fields = stat.rsplit(b")", 1)[-1].split()
+    return fields[19].decode() if len(fields) > 19 else None
+
+
+def replace_file(path: str, data: bytes) -> None:
+    """Replaces `path` with `data` as visudo does: a temporary file beside it, with its mode and
+    owner (0440 root for /etc/sudoers), checked with `visudo -c -f` when visudo is there, then
+    renamed over it. sudo reads the old file or the new one, never a half-written one, and a
+    file visudo rejects never replaces it."""
+    before = os.stat(path)
+    fd, temporary = tempfile.mkstemp(dir=os.path.dirname(path) or ".", prefix=".termloom-test-")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fchown(f.fileno(), before.st_uid, before.st_gid)
+            os.fchmod(f.fileno(), before.st_mode & 0o7777)
+            os.fsync(f.fileno())
+        visudo = which("visudo")
+        if visudo:
+            done = subprocess.run([visudo, "-c", "-f", temporary], capture_output=True, text=True, timeout=120)
+            if done.returncode != 0:
+                raise RuntimeError(f"visudo rejects the new {path}: {done.stdout}{done.stderr}")
+        os.rename(temporary, path)
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        raise
+
+
+class Sudoers:
+    """The rules runs install, and the include of /etc/sudoers.d a run may add to /etc/sudoers,
+    kept so that nothing is left behind, even by a run that was killed.
+
+    Everything happens under a lock (flock of `STATE/lock`; not of /etc/sudoers, which a
+    restore replaces by another file). Each run writes a marker `STATE/run-RUN` holding its
+    process's start before it makes its user or rule, and removes it last. A run's user, rule
+    and marker are stale once its process is gone (or its pid now names a process that started
+    at another time): every run removes the stale ones of others when it starts and when it
+    ends, and never those of a live run (a user or rule without a marker, of an older script,
+    counts as live while its pid does). The include line is added by whichever run finds it
+    missing, which leaves `STATE/added-include`; it is taken out again by whichever run leaves
+    when no marker and no rule of a live run is left, whoever added it."""
+
+    def __init__(self, run: str, sudoers: str = SUDOERS, rules: str = SUDOERS_RULES_DIR, state: str = SUDOERS_STATE, users=None) -> None:
+        self.run = run
+        self.sudoers = sudoers
+        self.rules = rules
+        self.state = state
+        self.users = users if users is not None else SystemUsers()
+
+    def rule(self, run: str | None = None) -> str:
+        """The path of a run's sudoers rule."""
+        return os.path.join(self.rules, f"{RULE_PREFIX}{run or self.run}")
+
+    def marker(self, run: str | None = None) -> str:
+        """The path of a run's marker."""
+        return os.path.join(self.state, f"run-{run or self.run}")
+
+    @contextlib.contextmanager
+    def locked(self):
+        os.makedirs(self.state, mode=0o700, exist_ok=True)
+        fd = os.open(os.path.join(self.state, "lock"), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)
+
+    def runs(self) -> set[str]:
+        """Every run with a user, a rule or a marker on the machine."""
+        found = set()
+        for name in self.users.names():
+            if name.startswith(USER_PREFIX) and name[len(USER_PREFIX):].isdigit():
+                found.add(name[len(USER_PREFIX):])
+        for directory, prefix in ((self.rules, RULE_PREFIX), (self.state, "run-")):
+            try:
+                names = os.listdir(directory)
+            except OSError:
+                names = []
+            found.update(name[len(prefix):] for name in names if name.startswith(prefix) and name[len(prefix):].isdigit())
+        return found
+
+    def alive(self, run: str) -> bool:
+        """Whether the run's process still runs (the one its marker names, if it has one)."""
+        started = process_start(run)
+        if started is None:
+            return False
+        try:
+            with open(self.marker(run)) as f:
+                return f.read().strip() == started
+        except FileNotFoundError:
+            return True
+
+    def _remove_run(self, run: str) -> list[str]:
+        problems = []
+        try:
+            os.unlink(self.rule(run))
+        except FileNotFoundError:
+            pass
+        except OSError as err:
+            problems.append(f"removing {self.rule(run)}: {err}")
+        problems += self.users.remove(f"{USER_PREFIX}{run}")
+        if os.path.exists(self.rule(run)):
+            problems.append(f"{self.rule(run)} is still there")
+        if f"{USER_PREFIX}{run}" in self.users.names():
+            problems.append(f"the user {USER_PREFIX}{run} is still there")
+        if not problems:
+            try:
+                os.unlink(self.marker(run))
+            except FileNotFoundError:
+                pass
+        return problems
+
+    def _sweep(self) -> list[str]:
+        problems = []
+        for run in sorted(self.runs()):
+            if run != self.run and not self.alive(run):
+                problems += self._remove_run(run)
+        return problems
+
+    def enter(self) -> list[str]:
+        """Removes what dead runs (and an earlier run of this pid) left, marks this run and makes
+        /etc/sudoers read /etc/sudoers.d; returns what could not be removed."""
+        started = process_start(self.run)
+        if started is None:
+            raise RuntimeError(f"run {self.run} names no process")
+        with self.locked():
+            problems = self._sweep() + self._remove_run(self.run)
+            with open(self.marker(), "w") as f:
+                f.write(f"{started}\n")
+            with open(self.sudoers, "rb") as f:
+                text = f.read()
+            if not re.search(INCLUDE_PATTERN, text, re.MULTILINE):
+                with open(os.path.join(self.state, "added-include"), "w"):
+                    pass
+                replace_file(self.sudoers, text + INCLUDE_LINE)
+        return problems
+
+    def install(self, rule: str) -> None:
+        """Installs this run's rule (mode 0440, the owner of /etc/sudoers)."""
+        owner = os.stat(self.sudoers)
+        with self.locked():
+            fd = os.open(self.rule(), os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o440)
+            with os.fdopen(fd, "w") as f:
+                f.write(rule)
+                os.fchown(f.fileno(), owner.st_uid, owner.st_gid)
+                os.fchmod(f.fileno(), 0o440)
+
+    def leave(self) -> list[str]:
+        """Removes this run's rule, user and marker, and what dead runs left; the last run to
+        leave takes out the include line a run added. Returns what could not be done."""
+        with self.locked():
+            problems = self._remove_run(self.run) + self._sweep()
+            if self.runs():
+                return problems  # a live run still needs the include
+            added = os.path.join(self.state, "added-include")
+            if not os.path.exists(added):
+                return problems
+            with open(self.sudoers, "rb") as f:
+                text = f.read()
+            if text.endswith(INCLUDE_LINE):
+                try:
+                    replace_file(self.sudoers, text[: -len(INCLUDE_LINE)])
+                except (OSError, RuntimeError) as err:
+                    return problems + [f"restoring {self.sudoers}: {err}"]
+            os.unlink(added)
+        return problems
 
 
 class SudoUser:
@@ -253,10 +444,12 @@ class SudoUser:
 
     def __init__(self) -> None:
         self.password = "Tl" + secrets.token_hex(16)
-        self.sudoers_before: bytes | None = None  # set when /etc/sudoers was changed
+        self.sudoers = Sudoers(RUN)
 
     def create(self) -> None:
-        self.remove()  # what an interrupted earlier run of the same pid may have left
+        problems = self.sudoers.enter()
+        if problems:
+            raise RuntimeError(f"cannot remove what earlier runs left: {problems}")
         done = run_root(["useradd", "-m", "-s", "/bin/sh", SUDO_USER])
         if done.returncode != 0:
             raise RuntimeError(f"useradd failed: {done.stderr}")
@@ -271,13 +464,7 @@ class SudoUser:
             done = run_root(["visudo", "-cf", candidate])
             if done.returncode != 0:
                 raise RuntimeError(f"visudo rejects the rule: {done.stdout}{done.stderr}")
-        with sudoers_locked():
-            self._ensure_includedir()
-            fd = os.open(SUDOERS_FILE, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o440)
-            with os.fdopen(fd, "w") as f:
-                f.write(rule)
-            os.chmod(SUDOERS_FILE, 0o440)
-            os.chown(SUDOERS_FILE, 0, 0)
+        self.sudoers.install(rule)
         done = run_root(["visudo", "-c"])
         if done.returncode != 0:
             raise RuntimeError(f"visudo -c fails with the rule installed: {done.stdout}{done.stderr}")
@@ -285,54 +472,10 @@ class SudoUser:
         if "(ALL) ALL" not in done.stdout:
             raise RuntimeError(f"sudo does not see the rule (is {SUDOERS}'s includedir active?): {done.stdout}{done.stderr}")
 
-    def _ensure_includedir(self) -> None:
-        """Makes /etc/sudoers read /etc/sudoers.d (restored by remove())."""
-        with open(SUDOERS, "rb") as f:
-            text = f.read()
-        if re.search(rb"^[#@]includedir\s+/etc/sudoers\.d/?\s*$", text, re.MULTILINE):
-            return
-        self.sudoers_before = text
-        with open(SUDOERS, "ab") as f:
-            f.write(b"\n@includedir /etc/sudoers.d\n")
-
     def remove(self) -> list[str]:
-        """Removes the user, its home, the sudoers rule and sudo's state for the user; returns
-        what could not be removed."""
-        problems = []
-        with sudoers_locked():
-            try:
-                os.unlink(SUDOERS_FILE)
-            except FileNotFoundError:
-                pass
-            except OSError as err:
-                problems.append(f"removing {SUDOERS_FILE}: {err}")
-            # (Another run's rule still needs the include this run added: it stays.)
-            if self.sudoers_before is not None and not other_runs_rules():
-                try:
-                    with open(SUDOERS, "wb") as f:
-                        f.write(self.sudoers_before)
-                    self.sudoers_before = None
-                except OSError as err:
-                    problems.append(f"restoring {SUDOERS}: {err}")
-        if user_exists(SUDO_USER):
-            done = run_root(["userdel", "-r", "-f", SUDO_USER])
-            if user_exists(SUDO_USER):
-                problems.append(f"userdel failed: {done.stderr}")
-        home = f"/home/{SUDO_USER}"
-        if os.path.isdir(home):
-            shutil.rmtree(home, ignore_errors=True)
-        for state in (f"/run/sudo/ts/{SUDO_USER}", f"/var/lib/sudo/lectured/{SUDO_USER}", f"/var/mail/{SUDO_USER}"):
-            try:
-                os.unlink(state)
-            except FileNotFoundError:
-                pass
-            except OSError as err:
-                problems.append(f"removing {state}: {err}")
-        if os.path.exists(SUDOERS_FILE):
-            problems.append(f"{SUDOERS_FILE} is still there")
-        if user_exists(SUDO_USER):
-            problems.append(f"the user {SUDO_USER} is still there")
-        return problems
+        """Removes the user, its home, the sudoers rule and sudo's state for the user (and what
+        dead runs left); returns what could not be removed."""
+        return self.sudoers.leave()
 
 
 def sudo_prompts_in_a_pty(password: str) -> tuple[bool, str]:
@@ -898,6 +1041,12 @@ async def connect_and_run(checks: Checks, label: str, server_cmd: list[str], mod
 def main() -> int:
     if len(sys.argv) > 1 and sys.argv[1] == "--proxy":
         return proxy(sys.argv[2:])
+    if sys.argv[1:] == ["--cleanup"]:
+        # The Rust test's last word: removes what this run (and dead ones) left, under the lock.
+        problems = Sudoers(RUN).leave()
+        for problem in problems:
+            print(problem, file=sys.stderr)
+        return 1 if problems else 0
     if len(sys.argv) < 2:
         print(__doc__, file=sys.stderr)
         return 2
