@@ -7,7 +7,9 @@ use std::time::{Duration, Instant};
 use common::*;
 use termloom::{Activity, Config, Engine, Error, ExitStatus, SpawnSpec, Until, shell_program};
 
-/// Processes whose POSIX session is `sid` and that are not zombies.
+/// Processes whose POSIX session is `sid` and that are not zombies, but for a zombie with
+/// threads left (its first thread ended alone, its others run: `/proc/PID/stat` tells the
+/// first thread's state, and counts it among the threads until the last one ends).
 fn survivors(sid: i32) -> Vec<String> {
     let mut found = Vec::new();
     for entry in std::fs::read_dir("/proc").unwrap().flatten() {
@@ -22,7 +24,8 @@ fn survivors(sid: i32) -> Vec<String> {
             continue;
         };
         let fields: Vec<&str> = stat[close + 2..].split_whitespace().collect();
-        if fields[3].parse::<i32>() == Ok(sid) && fields[0] != "Z" {
+        let threads_left = fields.get(17).and_then(|n| n.parse::<u32>().ok()) > Some(1);
+        if fields[3].parse::<i32>() == Ok(sid) && (fields[0] != "Z" || threads_left) {
             found.push(format!("{pid} {}", &stat[..close + 1]));
         }
     }
@@ -80,6 +83,31 @@ fn close_hangs_up_the_terminal_for_a_reader_that_ignores_its_signals() {
     let status = s.close().unwrap();
     assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
     assert_eq!(status, ExitStatus::Signal(1), "the outer shell takes the SIGHUP");
+    assert_eq!(survivors(sid), Vec::<String>::new());
+}
+
+/// A job whose first thread ended alone (`SYS_exit`, C's `pthread_exit` in `main`), its
+/// worker ignoring the close's SIGHUP, SIGTERM and SIGINT, is killed when the grace ends, as
+/// any process that ignores them is. `/proc/PID/stat` says such a process is a zombie (the
+/// first thread's state): the close took it as gone, and returned at once (6 ms, bash's
+/// SIGHUP) with the worker left running.
+#[test]
+fn close_kills_a_job_whose_first_thread_exited_and_that_ignores_its_signals() {
+    let dir = TestDir::new("close-zombie-leader");
+    let ignore = "import signal\n\
+        for s in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT): signal.signal(s, signal.SIG_IGN)";
+    let worker = "import time\nos.write(1, b'work' b'er-up\\n')\nwhile True: time.sleep(1)";
+    let Some(program) = first_thread_exits(&dir, ignore, worker) else { return };
+    let grace = Duration::from_millis(500);
+    let engine = Engine::new(Config { close_grace: grace, ..Config::default() }).unwrap();
+    let sh = bash(&engine);
+    sh.submit(&format!("python3 '{}'", program.display())).unwrap();
+    expect(&sh, Until::text("worker-up"));
+    let sid = sh.pid();
+    assert_eq!(survivors(sid).len(), 2, "bash and the job: {:?}", survivors(sid));
+    let started = Instant::now();
+    sh.close().unwrap();
+    assert!(started.elapsed() >= grace, "{:?}: the job was not waited for", started.elapsed());
     assert_eq!(survivors(sid), Vec::<String>::new());
 }
 

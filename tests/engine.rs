@@ -2416,31 +2416,8 @@ fn a_secret_is_typed_beside_a_busy_thread_and_into_a_ticking_prompt() {
 /// every time after 2 s (`NoSecretReader`: "process group N has no live process").
 #[test]
 fn a_secret_is_typed_to_a_worker_whose_first_thread_exited() {
-    if !require("python3") {
-        return;
-    }
     let dir = TestDir::new("secret-zombie-leader");
-    let program = dir.join("worker.py");
-    std::fs::write(
-        &program,
-        "import ctypes, os, termios, threading\n\
-         SYS_EXIT = {'x86_64': 60, 'aarch64': 93}[os.uname().machine]\n\
-         def state():\n\
-         \x20   return open('/proc/self/stat').read().rsplit(')', 1)[1].split()[0]\n\
-         def worker():\n\
-         \x20   while state() != 'Z':\n\
-         \x20       os.sched_yield()\n\
-         \x20   old = termios.tcgetattr(0); new = termios.tcgetattr(0); new[3] &= ~termios.ECHO\n\
-         \x20   termios.tcsetattr(0, termios.TCSAFLUSH, new)\n\
-         \x20   os.write(1, b'Pass' b'word-z: ')\n\
-         \x20   line = os.read(0, 1024).decode().strip()\n\
-         \x20   termios.tcsetattr(0, termios.TCSAFLUSH, old)\n\
-         \x20   os.write(1, ('\\ngot-%s-end-z\\n' % line).encode())\n\
-         \x20   os._exit(0)\n\
-         threading.Thread(target=worker).start()\n\
-         ctypes.CDLL(None).syscall(SYS_EXIT, 0)\n",
-    )
-    .unwrap();
+    let Some(program) = first_thread_exits(&dir, "", ASKS_A_PASSWORD) else { return };
     let engine = engine();
     let session = bash(&engine);
     expect(&session, Until::input_wait());

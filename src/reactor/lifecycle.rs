@@ -204,7 +204,7 @@ impl Reactor {
         // is gone, its status is unknown (taken as killed).
         if slot.child.is_none()
             && slot.supervisor.as_ref().is_some_and(|s| !s.alive())
-            && !procfs::read_stat(slot.pid).is_ok_and(|s| !procfs::is_dead(&s))
+            && !procfs::read_stat(slot.pid).is_ok_and(|s| procfs::has_live_threads(&s))
         {
             slot.child = Some(ExitStatus::Signal(9));
         }
@@ -213,7 +213,7 @@ impl Reactor {
             Some(cgroup) => cgroup
                 .pids()
                 .into_iter()
-                .filter(|pid| procfs::read_stat(*pid).is_ok_and(|s| !procfs::is_dead(&s)))
+                .filter(|pid| procfs::read_stat(*pid).is_ok_and(|s| procfs::has_live_threads(&s)))
                 .collect(),
             // Without one, by its number: none once another process took it (see `sid_reused`).
             None if sid_reused(slot.pid, slot.started_ticks) => Vec::new(),

@@ -492,3 +492,55 @@ while True:
             break
         os.write(1, data)
 "#;
+
+/// The number of the `exit` system call (one thread's end, where `exit_group` ends the
+/// process) on this architecture; `None` where the tests do not know it.
+fn sys_exit_number() -> Option<u32> {
+    match () {
+        () if cfg!(target_arch = "x86_64") => Some(60),
+        () if cfg!(target_arch = "aarch64") => Some(93),
+        () => None,
+    }
+}
+
+/// What the worker of [`first_thread_exits`] asks at its password prompt: `Password-z: `,
+/// read with echo off; it prints `got-SECRET-end-z` and the process ends.
+pub(crate) const ASKS_A_PASSWORD: &str = "\
+old = termios.tcgetattr(0); new = termios.tcgetattr(0); new[3] &= ~termios.ECHO
+termios.tcsetattr(0, termios.TCSAFLUSH, new)
+os.write(1, b'Pass' b'word-z: ')
+line = os.read(0, 1024).decode().strip()
+termios.tcsetattr(0, termios.TCSAFLUSH, old)
+os.write(1, ('\\ngot-%s-end-z\\n' % line).encode())
+os._exit(0)";
+
+/// The Python program `worker.py`, written to `dir`, whose first thread ends alone (the
+/// `exit` system call, as C's `pthread_exit` in `main`) after running `main` (lines of
+/// Python, at the top level: a signal's disposition is set there, Python sets none in a
+/// thread), while a worker thread lives on: once `/proc/PID/stat` says the process is a
+/// zombie (`Z`, the first thread's state), the worker runs `worker` (lines of Python).
+/// `None`, saying the test skips, without python3 (under `CI` that fails, see [`require`])
+/// or on an architecture whose number for `exit` the tests do not know.
+pub(crate) fn first_thread_exits(dir: &Path, main: &str, worker: &str) -> Option<PathBuf> {
+    if !require("python3") {
+        return None;
+    }
+    let Some(number) = sys_exit_number() else {
+        eprintln!("skipped: the number of the exit system call is not known on this architecture");
+        return None;
+    };
+    let indent =
+        |lines: &str| lines.lines().map(|line| format!("    {line}\n")).collect::<String>();
+    let program = dir.join("worker.py");
+    let source = format!(
+        "import ctypes, os, termios, threading\n\
+         {main}\n\
+         def state():\n    return open('/proc/self/stat').read().rsplit(')', 1)[1].split()[0]\n\
+         def worker():\n    while state() != 'Z':\n        os.sched_yield()\n{}\
+         threading.Thread(target=worker).start()\n\
+         ctypes.CDLL(None).syscall({number}, 0)\n",
+        indent(worker)
+    );
+    std::fs::write(&program, source).unwrap();
+    Some(program)
+}

@@ -145,9 +145,20 @@ pub(crate) fn is_gone(err: &io::Error) -> bool {
     err.kind() == io::ErrorKind::NotFound || err.raw_os_error() == Some(ESRCH)
 }
 
-/// Returns true if the process is a zombie (`Z`) or dead (`X`/`x`).
+/// Returns true if the thread is a zombie (`Z`) or dead (`X`/`x`). Of a process, that is the
+/// state of its first thread only: whether the process lives is [`has_live_threads`].
 pub(crate) fn is_dead(stat: &ProcStat) -> bool {
     matches!(stat.state, 'Z' | 'X' | 'x')
+}
+
+/// Whether the process whose `/proc/PID/stat` is `stat` may have a live thread: it is not
+/// dead, or it is a zombie with other threads (its first thread exited alone, `SYS_exit`
+/// rather than `exit_group`, as C's `pthread_exit` in `main`, and its workers live on: the
+/// stat tells the first thread's state, and counts it among the threads until the last one
+/// ends). Such a process is no zombie: its workers run, read the terminal, and are ended by
+/// signals to it as any process's threads are.
+pub(crate) fn has_live_threads(stat: &ProcStat) -> bool {
+    !is_dead(stat) || stat.state == 'Z' && stat.num_threads.is_some_and(|threads| threads > 1)
 }
 
 /// Reads and parses `/proc/PID/stat`.
@@ -238,7 +249,7 @@ pub(crate) fn relay_name(pid: i32, sid: i32) -> Option<String> {
 /// the background of its group), a live member's; `None` when no process is left in it.
 pub(crate) fn group_name(pgrp: i32) -> Option<String> {
     process_name(pgrp).or_else(|| {
-        let members = scan_processes(|stat| stat.pgrp == pgrp && !is_dead(stat));
+        let members = scan_processes(|stat| stat.pgrp == pgrp && has_live_threads(stat));
         members.into_iter().next().map(|member| member.comm)
     })
 }
@@ -252,15 +263,19 @@ pub(crate) fn session_processes(sid: i32) -> Vec<ProcStat> {
     scan_processes(|stat| stat.session == sid)
 }
 
-/// The live children of process `parent` (zombies excluded).
+/// The live children of process `parent` (zombies excluded, not a process whose first
+/// thread alone ended: see [`has_live_threads`]).
 pub(crate) fn children_of(parent: i32) -> Vec<i32> {
-    scan_processes(|stat| stat.ppid == parent && !is_dead(stat)).iter().map(|s| s.pid).collect()
+    scan_processes(|stat| stat.ppid == parent && has_live_threads(stat))
+        .iter()
+        .map(|s| s.pid)
+        .collect()
 }
 
 /// The live descendants of `ancestor` (children, their children, and so on), from one scan
 /// of `/proc`.
 pub(crate) fn descendants_of(ancestor: i32) -> Vec<i32> {
-    let live = scan_processes(|stat| !is_dead(stat));
+    let live = scan_processes(has_live_threads);
     let mut found = vec![ancestor];
     let mut at = 0;
     while at < found.len() {
@@ -272,15 +287,15 @@ pub(crate) fn descendants_of(ancestor: i32) -> Vec<i32> {
     found
 }
 
-/// Like [`session_processes`], but without zombie/dead processes
-/// (see [`is_dead`]).
+/// Like [`session_processes`], but without zombie/dead processes (a process whose first
+/// thread alone ended is kept: see [`has_live_threads`]).
 pub(crate) fn live_session_processes(sid: i32) -> Vec<ProcStat> {
-    scan_processes(|stat| stat.session == sid && !is_dead(stat))
+    scan_processes(|stat| stat.session == sid && has_live_threads(stat))
 }
 
 /// The live processes of the POSIX sessions `sids` (sorted), from one scan of `/proc`.
 pub(crate) fn live_processes_of_sessions(sids: &[i32]) -> Vec<ProcStat> {
-    scan_processes(|stat| sids.binary_search(&stat.session).is_ok() && !is_dead(stat))
+    scan_processes(|stat| sids.binary_search(&stat.session).is_ok() && has_live_threads(stat))
 }
 
 /// Returns the distinct process group ids of `procs`, sorted ascending.

@@ -6,8 +6,9 @@ use super::{
     AWAITING_FAR_END, Activity, CLOCK_HORIZON, FAR_END_VERDICT, FOLLOWING, InputWait, Looks,
     NOT_THE_TERMINAL, ON_NETWORK, ON_SOCKETS, Probe, ProcStat, RELAYS_JUDGED, SLEEP_UNTIL, Shown,
     SleepTick, SyscallField, TIMER_SLACK, ThreadObs, classify_syscall, classify_wchan,
-    connected_in, decide, describe_state, idle_behind, inet_table, is_dead, is_gone, on_a_lock,
-    on_sockets, parse_stat, parse_syscall, reads_a_socket, waits_for_signal, waits_outside,
+    connected_in, decide, describe_state, has_live_threads, idle_behind, inet_table, is_dead,
+    is_gone, on_a_lock, on_sockets, parse_stat, parse_syscall, reads_a_socket, waits_for_signal,
+    waits_outside,
 };
 use std::fs;
 
@@ -318,14 +319,6 @@ pub(super) fn terminal_reader(
             reason: format!("process group {pgrp} has no live process"),
         },
     }
-}
-
-/// Whether the process whose `/proc/PID/stat` is `stat` may have a live thread: it is not
-/// dead, or it is a zombie with other threads (its first thread exited alone, `SYS_exit`
-/// rather than `exit_group`, and its workers live on: the stat tells the first thread's
-/// state, and counts it among the threads until the last one ends).
-fn has_live_threads(stat: &ProcStat) -> bool {
-    !is_dead(stat) || stat.state == 'Z' && stat.num_threads.is_some_and(|threads| threads > 1)
 }
 
 /// See [`super::others_may_print`].
