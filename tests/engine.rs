@@ -2410,24 +2410,6 @@ fn a_secret_is_typed_beside_a_busy_thread_and_into_a_ticking_prompt() {
     session.close().unwrap();
 }
 
-/// A secret is typed to a worker thread that reads the terminal after its process's first
-/// thread exited alone (`SYS_exit`, not `exit_group`): that thread is a zombie, and
-/// `/proc/PID/stat` says `Z`, while the worker lives on in `/proc/PID/task`. It was refused
-/// every time after 2 s (`NoSecretReader`: "process group N has no live process").
-#[test]
-fn a_secret_is_typed_to_a_worker_whose_first_thread_exited() {
-    let dir = TestDir::new("secret-zombie-leader");
-    let Some(program) = first_thread_exits(&dir, "", ASKS_A_PASSWORD) else { return };
-    let engine = engine();
-    let session = bash(&engine);
-    expect(&session, Until::input_wait());
-    session.submit(&format!("python3 '{}'", program.display())).unwrap();
-    expect(&session, Until::screen_contains("Password-z: "));
-    session.send_secret("hunter2").unwrap();
-    expect(&session, Until::text("got-hunter2-end-z"));
-    session.close().unwrap();
-}
-
 /// A secret must reach the program that asks whole, as one line. A terminal whose interrupt
 /// character a program set to a printable one (`stty intr z`) dropped the secret's start at
 /// its `z` and interrupted the prompt, and the shell ran the rest (`bash: unter: command not

@@ -1063,6 +1063,31 @@ fn gnu_screen_with_two_windows_names_no_window_the_reader() {
     screen.close().unwrap();
 }
 
+/// A worker thread asking for a password after its process's first thread ended alone
+/// (`SYS_exit`, C's `pthread_exit` in `main`) waits for it, a password, as any program at
+/// that prompt: `/proc/PID/stat` says such a process is a zombie (the first thread's state),
+/// and the probe passed it over, so no input wait held (the session stayed `Quiet`, with no
+/// input kind) and MCP's `terminal_send` refused a secret to "call again once it waits". The
+/// secret is typed to it (the reader check, which passed it over too, refused it after 2 s:
+/// `NoSecretReader`, "process group N has no live process").
+#[test]
+fn a_worker_whose_first_thread_exited_waits_for_its_password() {
+    let dir = TestDir::new("zombie-leader-password");
+    let Some(program) = first_thread_exits(&dir, "", ASKS_A_PASSWORD) else { return };
+    let engine = engine();
+    let session = bash(&engine);
+    expect(&session, Until::input_wait());
+    session.submit(&format!("python3 '{}'", program.display())).unwrap();
+    expect(&session, Until::screen_contains("Password-z: "));
+    let outcome = expect(&session, Until::input_wait());
+    assert_eq!(outcome.status.input_kind, Some(InputKind::Password), "{outcome}");
+    let reader = outcome.status.foreground.as_ref().unwrap();
+    assert_eq!(reader.name, "python3", "{outcome}");
+    session.send_secret("hunter2").unwrap();
+    expect(&session, Until::text("got-hunter2-end-z"));
+    session.close().unwrap();
+}
+
 /// A password asked for in tmux's one pane: the pane's program is named the reader, in tmux,
 /// on a terminal that reads lines with echo off, and a secret may be typed, as in GNU
 /// screen's one window. The server, which reads the session's terminal raw, was named

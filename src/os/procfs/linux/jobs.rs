@@ -55,7 +55,7 @@ fn judge_jobs(
     let input_at = probe.input_at?;
     let seen = probe.timers.map(|timers| &timers.jobs);
     let mut pending: Vec<(ProcStat, i32)> = Vec::new();
-    for member in members.iter().filter(|m| !is_dead(m)) {
+    for member in members.iter().filter(|m| has_live_threads(m)) {
         // Since the input, or since the group last waited if that was earlier.
         let waited = seen.and_then(|seen| seen.waited(member.pid));
         let waited_at = input_at_of(waited.map(|at| at.elapsed()));

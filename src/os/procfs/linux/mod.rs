@@ -186,7 +186,7 @@ pub(super) fn alone_in_session(
     candidates: Option<&[i32]>,
     tracees: bool,
 ) -> bool {
-    let processes = processes(candidates, |s| s.session == sid && !is_dead(s));
+    let processes = processes(candidates, |s| s.session == sid && has_live_threads(s));
     let mut group = processes.iter().filter(|p| p.pgrp == pgrp);
     let (Some(one), None) = (group.next(), group.next()) else { return false };
     processes.iter().filter(|p| p.pgrp != pgrp).all(|p| {
@@ -248,7 +248,7 @@ pub(super) fn awaits_input_alone(pid: i32, candidates: Option<&[i32]>) -> bool {
     }
     let holders: Vec<i32> = match candidates {
         Some(pids) => pids.to_vec(),
-        None => processes(None, |s| s.session == stat.session && !is_dead(s))
+        None => processes(None, |s| s.session == stat.session && has_live_threads(s))
             .into_iter()
             .map(|s| s.pid)
             .collect(),
@@ -324,7 +324,7 @@ pub(super) fn terminal_reader(
 /// See [`super::others_may_print`].
 #[cfg(feature = "testing")]
 pub(super) fn others_may_print(pgrp: i32, sid: i32) -> bool {
-    let others = processes(None, |s| s.session == sid && s.pgrp != pgrp && !is_dead(s));
+    let others = processes(None, |s| s.session == sid && s.pgrp != pgrp && has_live_threads(s));
     others.iter().any(|p| !matches!(p.state, 'T' | 't') && !waits_for_child(p.pid))
 }
 
@@ -364,12 +364,12 @@ pub(super) fn group_readers(
     let looks = Looks::new();
     let relays = sid.map(|sid| relays(sid, &members, candidates, &looks)).unwrap_or_default();
     let mut pids: Vec<i32> =
-        members.iter().filter(|m| !is_dead(m)).map(|m| m.pid).chain(relays).collect();
+        members.iter().filter(|m| has_live_threads(m)).map(|m| m.pid).chain(relays).collect();
     if let Some(relay) = relay.filter(|relay| !pids.contains(relay)) {
         pids.push(relay);
     }
     // So does what children that left the session read of it (`su USER -c CMD`).
-    let parents = members.iter().filter(|m| !is_dead(m)).map(|m| m.pid);
+    let parents = members.iter().filter(|m| has_live_threads(m)).map(|m| m.pid);
     for child in detached_children(&members, parents, candidates, &looks) {
         if !pids.contains(&child.pid) {
             pids.push(child.pid);
@@ -395,7 +395,7 @@ pub(super) fn group_wait(
         let none = rustix::process::Pid::from_raw(pgrp).is_some_and(|group| {
             rustix::process::test_kill_process_group(group) == Err(rustix::io::Errno::SRCH)
         });
-        let leader = sid.and_then(|sid| super::read_stat(sid).ok()).filter(|s| !is_dead(s));
+        let leader = sid.and_then(|sid| super::read_stat(sid).ok()).filter(has_live_threads);
         if let Some(leader) = leader.filter(|_| none) {
             return InputWait::NotWaiting {
                 reason: format!(
@@ -406,7 +406,7 @@ pub(super) fn group_wait(
         }
         return InputWait::Unknown { reason: format!("no process in process group {pgrp}") };
     }
-    let live: Vec<&ProcStat> = members.iter().filter(|m| !is_dead(m)).collect();
+    let live: Vec<&ProcStat> = members.iter().filter(|m| has_live_threads(m)).collect();
     if !live.is_empty() && live.iter().all(|m| m.state == 'T') {
         let names: Vec<String> = live.iter().map(|m| m.comm.clone()).collect();
         return InputWait::Stopped {
@@ -441,8 +441,8 @@ pub(super) fn group_wait(
     // (A process alone in its group that drew a full screen and sleeps has drawn its frame:
     // `watch`, seen once; not a shell's `sleep` between two steps of a script, which its
     // shell waits for beside it, nor one alone in a job of its own, which wrote nothing.)
-    let alone = members.iter().filter(|m| !is_dead(m)).count() == 1;
-    for member in members.iter().filter(|m| !is_dead(m)) {
+    let alone = members.iter().filter(|m| has_live_threads(m)).count() == 1;
+    for member in members.iter().filter(|m| has_live_threads(m)) {
         let observed = observe_process(member.pid, probe);
         if clock.is_none()
             && let Some((_, threads)) = &observed

@@ -35,7 +35,7 @@ pub(super) fn relays(
 /// session.
 fn outside_the_session(sid: i32, candidates: Option<&[i32]>) -> Vec<ProcStat> {
     if candidates.is_some() {
-        return processes(candidates, |s| s.session != sid && !is_dead(s));
+        return processes(candidates, |s| s.session != sid && has_live_threads(s));
     }
     // (The adopter's children, from its `children` files: not a scan of all of `/proc`.)
     let Ok(leader) = procfs::read_stat(sid) else { return Vec::new() };
@@ -89,7 +89,7 @@ pub(in crate::os::procfs) fn remembered_outside_relay(
     }
     let relay = members
         .iter()
-        .filter(|m| !is_dead(m))
+        .filter(|m| has_live_threads(m))
         .find_map(|member| outside_relays(sid, members, member.pid, looks).into_iter().next());
     memo.set(Some((pgrp, relay)));
     relay
@@ -122,7 +122,7 @@ pub(super) fn outside_relays(
         procfs::read_bytes(&format!("/proc/{pid}/stat"))
             .ok()
             .and_then(|data| parse_stat(&data).ok())
-            .is_some_and(|stat| stat.session != sid && !is_dead(&stat))
+            .is_some_and(|stat| stat.session != sid && has_live_threads(&stat))
     };
     pids.into_iter()
         .take_while(|_| looks.take(1))
@@ -156,7 +156,7 @@ pub(super) fn children_within(
                 // No such file in this kernel (or the process is gone).
                 // (Among all of `/proc` without candidates: the supervisor's adopted daemons
                 // are looked for so, as they were before the `children` files were read.)
-                let found = processes(candidates, |s| s.ppid == parent && !is_dead(s));
+                let found = processes(candidates, |s| s.ppid == parent && has_live_threads(s));
                 return (found.len() <= most).then_some(found);
             }
             Err(_) => {}
@@ -171,7 +171,7 @@ pub(super) fn children_within(
         .into_iter()
         .filter_map(|pid| procfs::read_bytes(&format!("/proc/{pid}/stat")).ok())
         .filter_map(|data| parse_stat(&data).ok());
-    Some(stats.filter(|s| s.ppid == parent && !is_dead(s)).collect())
+    Some(stats.filter(|s| s.ppid == parent && has_live_threads(s)).collect())
 }
 
 /// The terminals `host` hosts, each as its foreground group and session: the controlling
@@ -202,7 +202,7 @@ pub(in crate::os::procfs) fn hosted_by_group(
     candidates: Option<&[i32]>,
 ) -> Vec<procfs::Hosted> {
     let members = members(pgrp, sid, candidates);
-    hosted_by(members.iter().filter(|m| !is_dead(m)).map(|m| m.pid), candidates)
+    hosted_by(members.iter().filter(|m| has_live_threads(m)).map(|m| m.pid), candidates)
 }
 
 /// See [`procfs::hosted_by_relays`].
@@ -610,7 +610,7 @@ pub(super) fn judge_relay(relay: i32, candidates: Option<&[i32]>, probe: Probe<'
     let Some((InputWait::Waiting { .. }, threads)) = observe_process(relay, own) else {
         return None;
     };
-    let live = processes(candidates, |s| !is_dead(s));
+    let live = processes(candidates, has_live_threads);
     let hosted =
         |session: i32| live.iter().any(|leader| leader.pid == session && leader.ppid == relay);
     let mut groups: Vec<(i32, i32)> = live
