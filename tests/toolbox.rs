@@ -353,8 +353,7 @@ fn the_screen_comes_as_svg_on_request() {
     assert!(small.is_error && small.text.contains("over max_bytes 256"), "{}", small.text);
 }
 
-/// Threads of this process running a `Toolbox::call_async` call (only this file's last test
-/// makes them) (their names are cut to 15
+/// Threads of this process running `Toolbox::call_async` calls (their names are cut to 15
 /// bytes by the kernel).
 fn tool_call_threads() -> usize {
     std::fs::read_dir("/proc/self/task")
@@ -630,4 +629,76 @@ fn a_panic_in_a_tool_fails_its_call_alone() {
     let sent =
         toolbox.call("terminal_send", &json!({"session_id": id, "text": "on\r", "for_text": "on"}));
     assert!(!sent.is_error, "{}", sent.text);
+}
+
+/// `call_async` calls past `Toolbox::max_concurrent_calls` get no thread of their own: as
+/// many more wait for a running one to end, the rest are refused at once with code `busy`.
+/// Measured before the bound: 2,000 dropped calls peaked at 1,901 threads.
+#[test]
+fn calls_as_futures_are_bounded_in_threads() {
+    let limit = 4;
+    let toolbox = Toolbox::new(engine()).max_concurrent_calls(limit);
+    let started = toolbox.call("terminal_start", &json!({"argv": ["cat"], "input_wait": true}));
+    assert!(!started.is_error, "{}", started.text);
+    let id = started.structured.unwrap()["session_id"].clone();
+    let before = tool_call_threads();
+    let arguments = json!({"session_id": id, "for_text": "never", "timeout_ms": 600000});
+    let calls: Vec<_> = (0..200).map(|_| toolbox.call_async("terminal_read", &arguments)).collect();
+    // (Another test of this file may run a call of its own meanwhile: a few threads more.)
+    let threads = tool_call_threads();
+    assert!(threads <= before + limit + 3, "{threads} threads for {limit} calls");
+    let mut pending = 0;
+    let mut busy = 0;
+    for call in calls {
+        // A call that runs or waits is not ready (and is dropped, so cancelled, here).
+        match futures::FutureExt::now_or_never(call) {
+            None => pending += 1,
+            Some(result) => {
+                let result = result.unwrap();
+                assert_eq!(result.error_code.as_deref(), Some("busy"), "{}", result.text);
+                assert!(result.text.contains("4 tool calls"), "{}", result.text);
+                busy += 1;
+            }
+        }
+    }
+    assert_eq!((pending, busy), (2 * limit, 200 - 2 * limit));
+    let closed = toolbox.call("terminal_close", &json!({"session_id": id}));
+    assert!(!closed.is_error, "{}", closed.text);
+}
+
+/// A `call_async` call dropped while it waited for a thread is not run: the resize it asked
+/// for is never done. (It was run when a thread took it: a `terminal_send` checks for its
+/// cancellation before it types, but a resize, a signal, a close or a start did not.)
+#[test]
+fn a_call_dropped_before_its_thread_took_it_does_not_run() {
+    let engine = engine();
+    let toolbox = Toolbox::new(engine.clone()).max_concurrent_calls(1);
+    let started = toolbox.call("terminal_start", &json!({"argv": ["cat"], "input_wait": true}));
+    assert!(!started.is_error, "{}", started.text);
+    let id = started.structured.unwrap()["session_id"].clone();
+    let blocking = toolbox.call_async(
+        "terminal_read",
+        &json!({"session_id": id, "for_text": "never", "timeout_ms": 600000}),
+    );
+    let session = engine.session(termloom::SessionId(id.as_u64().unwrap())).unwrap();
+    let cols = session.screen().unwrap().cols;
+    let resize = json!({"session_id": id, "cols": cols + 10, "rows": 20});
+    let dropped = toolbox.call_async("terminal_resize", &resize);
+    drop(dropped);
+    drop(blocking);
+    // Taken in order: once there is room for this call, the dropped one has been taken; the
+    // thread that took it runs this one after it (or had ended).
+    let arguments = json!({"session_id": id, "text": "after-text\r", "for_text": "after-text"});
+    let begun = Instant::now();
+    let after = loop {
+        let result = futures::executor::block_on(toolbox.call_async("terminal_send", &arguments));
+        let result = result.unwrap();
+        if result.error_code.as_deref() != Some("busy") {
+            break result;
+        }
+        assert!(begun.elapsed() < LONG, "the toolbox stayed busy");
+        std::thread::yield_now();
+    };
+    assert!(!after.is_error, "{}", after.text);
+    assert_eq!(session.screen().unwrap().cols, cols);
 }

@@ -3,8 +3,9 @@
 //! descriptions, schemas, argument checking, result text and structured results, and limits),
 //! called in-process; `termloom mcp` is a transport over the same table.
 
+use std::collections::VecDeque;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use serde_json::{Map, Value};
 
@@ -12,6 +13,7 @@ use super::catalog::{self, TOOLS};
 use super::view::MAX_BYTES_RANGE;
 use super::{Call, Caller, ToolOutput};
 use crate::Engine;
+use crate::mcp::DEFAULT_MAX_CONCURRENT_CALLS;
 use crate::mcp::elicit::Inputs;
 use crate::mcp::inflight::CancelToken;
 use crate::mcp::protocol::Revision;
@@ -122,6 +124,86 @@ pub struct Toolbox {
     enabled: Vec<&'static str>,
     /// The host's byte budget: the default and the most of every call's `max_bytes`.
     max_bytes: Option<u64>,
+    /// The threads running [`Toolbox::call_async`] calls, shared by the toolbox's clones.
+    calls: Arc<CallThreads>,
+}
+
+/// A [`Toolbox::call_async`] call, as its thread runs it.
+type Job = Box<dyn FnOnce() + Send>;
+
+/// The threads of a toolbox's [`Toolbox::call_async`] calls: at most `limit` run at once, each
+/// on a thread of its own, and at most `limit` more wait in `queued` for one of them to end
+/// (that thread then runs the first waiting). A call past both is refused (`busy`).
+struct CallThreads {
+    limit: usize,
+    state: Mutex<CallState>,
+}
+
+struct CallState {
+    /// Threads started and not yet ended.
+    running: usize,
+    /// Calls waiting for a thread, at most `limit`.
+    queued: VecDeque<Job>,
+}
+
+/// Why a call was not started.
+enum Refused {
+    /// The calls running and waiting are at the limit (which it holds).
+    Busy(usize),
+    /// No thread could be started.
+    Io(std::io::Error),
+}
+
+impl CallThreads {
+    fn new(limit: usize) -> Arc<CallThreads> {
+        let limit = limit.max(1);
+        let state = Mutex::new(CallState { running: 0, queued: VecDeque::new() });
+        Arc::new(CallThreads { limit, state })
+    }
+
+    /// Runs `job` on a thread of its own, or queues it while `limit` threads run.
+    fn submit(self: &Arc<Self>, job: Job) -> Result<(), Refused> {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        if state.running >= self.limit {
+            if state.queued.len() >= self.limit {
+                return Err(Refused::Busy(self.limit));
+            }
+            state.queued.push_back(job);
+            return Ok(());
+        }
+        // Started under the lock: were it to fail, no call has been queued behind it meanwhile
+        // (for a thread that does not come).
+        let threads = self.clone();
+        std::thread::Builder::new()
+            .name("termloom-tool-call".into())
+            .spawn(move || threads.work(job))
+            .map_err(Refused::Io)?;
+        state.running += 1;
+        Ok(())
+    }
+
+    /// Runs `job`, then the calls queued meanwhile, until none is.
+    fn work(&self, mut job: Job) {
+        loop {
+            // (A tool's panic is caught in the call; this keeps the thread's place counted
+            // right whatever else might unwind.)
+            let _ = catch_unwind(AssertUnwindSafe(job));
+            let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+            match state.queued.pop_front() {
+                Some(next) => job = next,
+                None => {
+                    state.running -= 1;
+                    return;
+                }
+            }
+        }
+    }
+}
+
+impl std::fmt::Debug for CallThreads {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CallThreads").field("limit", &self.limit).finish_non_exhaustive()
+    }
 }
 
 impl Toolbox {
@@ -132,7 +214,19 @@ impl Toolbox {
             caller: Arc::default(),
             enabled: TOOLS.iter().map(|tool| tool.name).collect(),
             max_bytes: None,
+            calls: CallThreads::new(DEFAULT_MAX_CONCURRENT_CALLS),
         }
+    }
+
+    /// Sets the most [`Toolbox::call_async`] calls that run at once, each on a thread of its
+    /// own (default [`DEFAULT_MAX_CONCURRENT_CALLS`], as `termloom mcp`'s
+    /// [`crate::mcp::ServeOptions::max_concurrent_calls`]; 0 is taken as 1). As many more wait
+    /// for one of them to end, then run in turn; a call past those is not run: its result is
+    /// an error with code `busy`, as over MCP. The toolbox's clones made after share the
+    /// limit and its calls.
+    pub fn max_concurrent_calls(mut self, limit: usize) -> Toolbox {
+        self.calls = CallThreads::new(limit);
+        self
     }
 
     /// Only the tools named (the others are neither defined nor callable); an unknown name is
@@ -281,14 +375,17 @@ impl Toolbox {
         }
     }
 
-    /// [`Toolbox::call`] as a future, for an async host: the call runs on a thread of its own
-    /// (one per call in flight; it ends with the call), so the host's executor is never
-    /// blocked. Dropping the future before it completes cancels the call, as
+    /// [`Toolbox::call`] as a future, for an async host: the call runs on a thread of its own,
+    /// so the host's executor is never blocked. At most
+    /// [`Toolbox::max_concurrent_calls`] such threads run at once (32 by default); as many
+    /// more calls wait for one of them to end, and a call past those is refused at once: its
+    /// result is an error with code `busy` (as the MCP server's past its limit), and it was
+    /// not run. Dropping the future before it completes cancels the call, as
     /// [`ToolCancel::cancel`] does: its wait or paste ends, and a command it submitted is
     /// interrupted (so a `tokio::time::timeout` around a `terminal_run` stops the command;
-    /// give the tool a `timeout_ms` of its own to leave the command running). It fails only
-    /// when no thread can be started
-    /// ([`crate::Error::Io`]).
+    /// give the tool a `timeout_ms` of its own to leave the command running); a call dropped
+    /// while it waited for a thread is not run at all. It fails only when no thread can be
+    /// started ([`crate::Error::Io`]).
     ///
     /// It takes its arguments as [`Toolbox::call`] does, by reference (the call's thread gets
     /// a copy), and the future borrows nothing: it may be spawned on any executor.
@@ -297,24 +394,33 @@ impl Toolbox {
         let cancel = ToolCancel::new();
         let (toolbox, name, own_cancel) = (self.clone(), name.to_owned(), cancel.clone());
         let arguments = arguments.clone();
-        let started =
-            std::thread::Builder::new().name("termloom-tool-call".into()).spawn(move || {
-                // Cancelled (the future was dropped): nobody waits for the result.
-                let Some((result, started)) = toolbox.call_starting(&name, &arguments, &own_cancel)
-                else {
-                    return;
-                };
-                // Dropped as the call ended: a session only the result names is not left
-                // behind.
-                if !Reply::Future(producer).send(Ok(result))
-                    && let Some(id) = started
-                {
-                    super::abandon_session(&toolbox.engine, &toolbox.caller, id);
-                }
-            });
-        match started {
-            Ok(_) => future.on_drop(move || cancel.cancel()),
-            Err(err) => {
+        let job: Job = Box::new(move || {
+            // Dropped before its thread took it: nothing is done (nobody waits for it).
+            if own_cancel.0.is_cancelled() {
+                return;
+            }
+            // Cancelled (the future was dropped): nobody waits for the result.
+            let Some((result, started)) = toolbox.call_starting(&name, &arguments, &own_cancel)
+            else {
+                return;
+            };
+            // Dropped as the call ended: a session only the result names is not left
+            // behind.
+            if !Reply::Future(producer).send(Ok(result))
+                && let Some(id) = started
+            {
+                super::abandon_session(&toolbox.engine, &toolbox.caller, id);
+            }
+        });
+        match self.calls.submit(job) {
+            Ok(()) => future.on_drop(move || cancel.cancel()),
+            Err(Refused::Busy(limit)) => {
+                let message = format!(
+                    "the toolbox is already running {limit} tool calls, and {limit} more wait for them (its limit); wait for some to finish, or cancel them, then call again"
+                );
+                EngineFuture::ready(Ok(ToolResult::new(message, None, Some("busy".to_owned()))))
+            }
+            Err(Refused::Io(err)) => {
                 EngineFuture::ready(Err(crate::Error::io("starting a tool call's thread", err)))
             }
         }
