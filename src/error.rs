@@ -198,6 +198,19 @@ pub enum Error {
         /// How long the secret waited for a reader.
         waited: Duration,
     },
+    /// [`Session::send_secret`](crate::Session::send_secret) found the session's terminal read
+    /// by a relay that hosts more than one terminal (GNU screen's server with several windows,
+    /// tmux's with several panes, one whose foreground group ended included): `/proc` cannot tell which
+    /// of them the multiplexer shows, and it sends the keys to that one, whichever asked.
+    /// Nothing was typed.
+    SecretThroughMultiplexer {
+        /// The session.
+        session: SessionId,
+        /// The relay: its name and pid.
+        relay: String,
+        /// How many terminals it hosts; `None` when that could not be read.
+        terminals: Option<usize>,
+    },
     /// The spawn policy (or the host's hook, or the person asked) refused a start: nothing
     /// was forked.
     SpawnDenied {
@@ -234,7 +247,7 @@ impl Error {
     /// command line was left unfinished and abandoned: the shell is back at its prompt),
     /// `wait_not_held` (a wait's condition did not hold: [`crate::WaitOutcome::held`]),
     /// `wait_aborted`, `paste_incomplete`, `not_at_password_prompt`, `no_secret_reader`,
-    /// `engine_stopped`, `internal` (a bug) or `io`.
+    /// `secret_through_multiplexer`, `engine_stopped`, `internal` (a bug) or `io`.
     pub fn code(&self) -> &'static str {
         match self {
             Error::UnknownSession(_) => "unknown_session",
@@ -279,6 +292,7 @@ impl Error {
             Error::PasteIncomplete { .. } => "paste_incomplete",
             Error::NotAtPasswordPrompt { .. } => "not_at_password_prompt",
             Error::NoSecretReader { .. } => "no_secret_reader",
+            Error::SecretThroughMultiplexer { .. } => "secret_through_multiplexer",
             Error::EngineStopped => "engine_stopped",
             Error::WaitConditionPanicked { .. } | Error::RequestPanicked { .. } => "internal",
             Error::Io { .. } => "io",
@@ -502,6 +516,11 @@ impl fmt::Display for Whole<'_> {
             Error::NoSecretReader { session, doing, waited } => write!(
                 f,
                 "session {session} is at a password prompt, but its program did not read the terminal within {waited:.1?} ({doing}): the secret would wait there for whatever reads it next; the secret was not typed (send it once the program waits for the password)"
+            ),
+            Error::SecretThroughMultiplexer { session, relay, terminals } => write!(
+                f,
+                "session {session}'s keys go through {relay}, which hosts {} terminals (windows or panes): termloom cannot tell which one it shows and sends the keys to, so the secret could reach another window than the one asking, which may show it (switching to the window that asks is no help: it cannot be seen); the secret was not typed (close the multiplexer's other windows so that it hosts only the one asking, or run the program outside the multiplexer, or have a person type the secret)",
+                terminals.map_or_else(|| "an unknown number of".to_owned(), |n| n.to_string())
             ),
             Error::NotAtPasswordPrompt { session, echo, canonical } => write!(
                 f,

@@ -262,22 +262,32 @@ impl Session {
     /// program read, or refused with [`Error::NoSecretReader`] when the time runs out.
     pub fn send_secret(&self, secret: &str) -> Result<()> {
         check_secret(secret)?;
-        self.secret_request(secret.as_bytes().to_vec(), None).map(drop)
+        self.secret_request(secret.as_bytes().to_vec(), None, false).map(drop)
+    }
+
+    /// Waits as [`Session::send_secret`] does for a program to read the terminal at a password
+    /// prompt, on the same judgement and within the same bound, and answers as it would,
+    /// typing nothing: `Ok` when a secret would be typed now. MCP's `terminal_send
+    /// secret=true` looks so before it asks a person for the secret.
+    pub(crate) fn await_secret_reader(&self) -> Result<()> {
+        self.secret_request(Vec::new(), None, true).map(drop)
     }
 
     /// Asks the reactor to type `secret` (see [`Session::send_secret`]) and waits for its
     /// answer, which may be held until a program reads the terminal; with `skip`, each look
     /// first moves that reader past everything printed before, and the answer is the line
-    /// the secret was typed on.
+    /// the secret was typed on; with `dry`, nothing is typed (see
+    /// [`Session::await_secret_reader`]).
     fn secret_request(
         &self,
         secret: Vec<u8>,
         skip: Option<u64>,
+        dry: bool,
     ) -> Result<Option<crate::term::transcript::TypedLine>> {
         let (tx, rx) = crossbeam_channel::bounded(1);
         let id = self.id;
         self.client.call_for(id, move |r| {
-            r.send_secret(id, secret, skip, tx.into());
+            r.send_secret(id, secret, (skip, dry), tx.into());
             Ok(())
         })?;
         rx.recv().map_err(|_| Error::EngineStopped)?
@@ -734,7 +744,7 @@ impl Session {
         let typing = match input {
             crate::reactor::Noted::Typing(typing) => typing,
             crate::reactor::Noted::Secret(secret) => {
-                return self.secret_request(secret, Some(skip.reader));
+                return self.secret_request(secret, Some(skip.reader), false);
             }
         };
         self.until_shell_reads_before(&typing)?;

@@ -5465,6 +5465,47 @@ fn a_secret_is_typed_through_the_page_and_never_shown() {
     client.finish();
 }
 
+/// A password prompt shown before its program reads (it turns echo off and prints it, then
+/// works a moment, as `su` does its PAM work), behind `script`, which keeps the session's
+/// terminal raw: the look before the person is asked is the library's `send_secret`'s, held
+/// for a reader within the same bound, and the person is asked once the program reads. It
+/// looked at the status alone and refused in under 1 ms ("the terminal reads keys, not a
+/// line"), while the library held.
+#[test]
+fn a_secret_asked_for_behind_script_before_its_program_reads_is_held_for_it() {
+    if !require("script") || !require("python3") {
+        return;
+    }
+    let secret = "hunter2-Zq9";
+    let asks = format!(
+        "import getpass, termios, time\nmode = termios.tcgetattr(0)\nmode[3] &= ~termios.ECHO\n\
+         termios.tcsetattr(0, termios.TCSANOW, mode)\nprint('Code: ', end='', flush=True)\n\
+         time.sleep(1)\np = getpass.getpass('')\n\
+         print('RIGHT' if p == '{secret}' else 'WRONG', flush=True)\ntime.sleep(60)\n"
+    );
+    let mut client = Client::start();
+    client.initialize_with("2025-11-25", json!({"elicitation": {"url": {}}}));
+    let argv = json!(["script", "-qc", "python3 -c \"$ASKS\"", "/dev/null"]);
+    let start = json!({"argv": argv, "env": {"ASKS": asks}, "for_screen_text": "Code:"});
+    let started = client.tool("terminal_start", start);
+    let id = started["session_id"].clone();
+    let began = Instant::now();
+    let call = client.send_request(
+        "tools/call",
+        json!({"name": "terminal_send", "arguments": {"session_id": id, "secret": true, "for_text": "RIGHT"}}),
+    );
+    let question = client.answer(1, json!({"action": "accept"}));
+    assert_eq!(question["params"]["mode"], "url", "{question}");
+    assert!(began.elapsed() < Duration::from_secs(5), "{:?}", began.elapsed());
+    let page = SecretPage::of(question["params"]["url"].as_str().unwrap());
+    assert!(page.post(secret).contains("Typed."));
+    let result = client.response(&call)["result"].clone();
+    assert_eq!(result["isError"], false, "{}", text(&result));
+    assert!(text(&result).contains("RIGHT"), "{}", text(&result));
+    assert!(!text(&result).contains(secret), "{}", text(&result));
+    client.finish();
+}
+
 /// Starts `argv`, which asks for `secret` and then for a line, and types the secret the
 /// person posts through the page whose address the URL-mode question gives.
 fn a_secret_is_typed_and_never_shown(argv: &serde_json::Value, secret: &str) {

@@ -1056,7 +1056,7 @@ fn gnu_screen_with_two_windows_names_no_window_the_reader() {
     let reader = outcome.status.foreground.as_ref().map(|p| p.name.as_str());
     assert_eq!(reader, Some("screen"), "{outcome}");
     let err = screen.send_secret("hunter2").unwrap_err();
-    assert!(matches!(err, Error::NotAtPasswordPrompt { .. }), "{err}");
+    assert!(matches!(err, Error::SecretThroughMultiplexer { terminals: Some(2), .. }), "{err}");
     screen.submit("42").unwrap();
     expect(&screen, Until::screen_contains("got-42"));
     assert!(!screen.screen().unwrap().contains("hunter2"));
@@ -1086,6 +1086,65 @@ fn a_worker_whose_first_thread_exited_waits_for_its_password() {
     session.send_secret("hunter2").unwrap();
     expect(&session, Until::text("got-hunter2-end-z"));
     session.close().unwrap();
+}
+
+/// GNU screen with two windows: a password asked for in the first, hidden, while the program
+/// of the second, shown, handed its terminal to a process group that has ended since, so that
+/// no live process owns that terminal. The relay's judgement counted only the windows with a
+/// live foreground group: it named the first window's reader, and a secret, held while that
+/// program worked before reading or sent once it read, went to the window shown, which echoed
+/// it (3 sends of 3). Every terminal screen hosts counts now: the secret is refused at once,
+/// saying why, and nothing is typed.
+#[test]
+fn a_secret_through_gnu_screen_showing_a_window_whose_group_ended_is_refused() {
+    if !require("screen") || !require("python3") || !require(&shell_program()) {
+        return;
+    }
+    let dir = private_dir("screen-ended-group");
+    let shown = dir.join("shown.py");
+    std::fs::write(
+        &shown,
+        "import os, signal, time\nsignal.signal(signal.SIGTTOU, signal.SIG_IGN)\n\
+         pid = os.fork()\n\
+         if pid == 0:\n    os.setpgid(0, 0)\n    time.sleep(0.1)\n    os._exit(0)\n\
+         os.setpgid(pid, pid)\nos.tcsetpgrp(0, pid)\nos.waitpid(pid, 0)\n\
+         print('window-two', flush=True)\ntime.sleep(120)\n",
+    )
+    .unwrap();
+    let rc = dir.join("screenrc");
+    std::fs::write(
+        &rc,
+        format!(
+            "startup_message off\n\
+             screen -t pw sh -c 'stty -echo; printf \"Password: \"; sleep 2; read -r p; stty echo; echo; echo pw-$p; sleep 60'\n\
+             screen -t two python3 {}\n",
+            shown.display()
+        ),
+    )
+    .unwrap();
+    let engine = engine();
+    let screen = gnu_screen(&engine, &dir, &["-c", rc.to_str().unwrap()]);
+    expect(&screen, Until::screen_contains("window-two"));
+    // Sent while the hidden window's program works before it reads (it was held, then typed),
+    // then once it reads.
+    let began = Instant::now();
+    let err = screen.send_secret("hunter2").unwrap_err();
+    assert!(matches!(err, Error::SecretThroughMultiplexer { terminals: Some(2), .. }), "{err}");
+    assert!(err.to_string().contains("cannot tell which one it shows"), "{err}");
+    assert!(!err.to_string().contains("hunter2"), "{err}");
+    assert!(began.elapsed() < Duration::from_secs(1), "{:?}", began.elapsed());
+    let outcome = expect(&screen, Until::input_wait());
+    let reader = outcome.status.foreground.as_ref().map(|p| p.name.as_str());
+    assert_eq!(reader, Some("screen"), "{outcome}");
+    assert_eq!(outcome.status.input_kind, Some(InputKind::Keys), "{outcome}");
+    let err = screen.send_secret("hunter2").unwrap_err();
+    assert!(matches!(err, Error::SecretThroughMultiplexer { .. }), "{err}");
+    // (Typed, the window shown would echo it: its terminal echoes.)
+    screen.send_text("echoed").unwrap();
+    expect(&screen, Until::screen_contains("echoed"));
+    assert!(!screen.screen().unwrap().contains("hunter2"));
+    assert!(!format!("{:?}", screen.read().unwrap()).contains("hunter2"));
+    screen.close().unwrap();
 }
 
 /// A password asked for in tmux's one pane: the pane's program is named the reader, in tmux,
@@ -1126,7 +1185,7 @@ fn the_program_in_tmuxs_one_pane_is_named_the_reader_with_its_input() {
     let reader = outcome.status.foreground.as_ref().unwrap();
     assert_eq!((reader.name.as_str(), reader.within.as_deref()), ("tmux: server", None));
     let err = tmux.send_secret("hunter2").unwrap_err();
-    assert!(matches!(err, Error::NotAtPasswordPrompt { .. }), "{err}");
+    assert!(matches!(err, Error::SecretThroughMultiplexer { terminals: Some(2), .. }), "{err}");
     tmux.close().unwrap();
 }
 

@@ -687,6 +687,14 @@ impl Slot {
         hosted_password(self.slave_device, hosted, members, &mut budget) == Relayed::Password
     }
 
+    /// The relay of the terminal of the foreground group `group` that hosts more than one
+    /// terminal, if one does (see `procfs::multiplexer_of`): GNU screen's server with several
+    /// windows, whichever of them asks for a password, sends the keys to the one it shows.
+    pub(super) fn multiplexer(&self, group: i32) -> Option<crate::os::procfs::Multiplexer> {
+        let members = self.cgroup.as_ref().map(|cgroup| cgroup.pids());
+        crate::os::procfs::multiplexer_of(group, self.pid, members.as_deref())
+    }
+
     /// Drops queued and parked input (the program will never read it); a paste waiting for
     /// room is told why, as a new input would be (see `Reactor::accepting`).
     fn drop_input(&mut self) {

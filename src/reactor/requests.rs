@@ -441,12 +441,16 @@ impl Reactor {
     /// reading the session's own terminal (where `/proc` tells), or when a terminal the
     /// session relays to reads a password but the readiness probe, which finds a hosted
     /// terminal's reader, sees none yet (`Slot::relays_to_password`): the caller
-    /// ([`Reactor::send_secret`]) looks again until its time is out.
+    /// ([`Reactor::send_secret`]) looks again until its time is out. Fails with
+    /// [`Error::SecretThroughMultiplexer`] when a relay of the session's terminal hosts more
+    /// than one terminal (`Slot::multiplexer`): it sends the keys to the one it shows. With
+    /// `dry`, every check is made and nothing typed (`Ok(false)`).
     pub(super) fn send_secret_under(
         &mut self,
         id: SessionId,
         secret: &[u8],
         terminal: Option<Termios>,
+        dry: bool,
     ) -> Result<bool> {
         let slot = self.accepting(id)?;
         // Behind earlier input the secret would be written later, when the terminal's modes
@@ -470,7 +474,18 @@ impl Reactor {
         if !password(own) && own.is_some_and(|m| !m.echo) {
             let quiet = slot.last_output.max(slot.last_input).elapsed();
             let first = input_wait::Sighting::First;
-            match input_wait::input_wait_of(slot, first, quiet, Default::default()) {
+            let (wait, group) = input_wait::input_wait_of(slot, first, quiet, Default::default());
+            // A relay hosting several terminals (GNU screen's windows, tmux's panes) sends the
+            // keys to the one it shows, which `/proc` cannot tell: whichever asks, the secret
+            // could reach another, which may show it.
+            if let Some(relay) = group.and_then(|group| slot.multiplexer(group)) {
+                return Err(Error::SecretThroughMultiplexer {
+                    session: id,
+                    relay: format!("{} (pid {})", relay.name, relay.pid),
+                    terminals: relay.terminals,
+                });
+            }
+            match (wait, group) {
                 (procfs::InputWait::Waiting { reader: Some(reader) }, _) => {
                     if let Some(terminal) = slot
                         .slave_device
@@ -549,6 +564,9 @@ impl Reactor {
             super::open_line::check_secret(&hosted, id, secret, true)?;
         }
         drop(hosted);
+        if dry {
+            return Ok(false);
+        }
         let before = slot.bytes_in;
         let mut line = Vec::with_capacity(secret.len() + 2);
         line.extend(kill);

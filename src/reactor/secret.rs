@@ -13,8 +13,12 @@
 //! answered at once. A password prompt on a terminal a program of the session relays to (GNU
 //! screen's window, `sudo` with `use_pty`: the session's own terminal is kept raw) is held for
 //! the same way, on the same timer and bound, while the readiness probe sees no reader of it
-//! yet, and refused with [`Error::NoSecretReader`] once the time is out (see
-//! `Reactor::send_secret_under`).
+//! yet, and refused once the time is out as on the session's own terminal: with
+//! [`Error::NoSecretReader`], or [`Error::NotAtPasswordPrompt`] when the last look found the
+//! prompt gone (see `Reactor::send_secret_under`). A relay that hosts more than one terminal
+//! (GNU screen's windows, tmux's panes, one whose foreground group ended counting) is refused
+//! at once, in any look, with [`Error::SecretThroughMultiplexer`]: it sends the keys to the
+//! terminal it shows, which `/proc` cannot tell, whichever one asks.
 
 use super::*;
 use crate::term::transcript::TypedLine;
@@ -29,6 +33,8 @@ pub(super) struct HeldSecret {
     secret: Vec<u8>,
     /// The reader moved past the output before the secret, in each look (the testing kit).
     skip: Option<u64>,
+    /// Nothing is typed: the answer says whether it would be (MCP's look before it asks).
+    dry: bool,
     /// When it was first asked for.
     started: Instant,
     /// Whether a look held it already: it saw the password prompt, with no reader.
@@ -50,17 +56,18 @@ impl Reactor {
     /// answering `reply`; held while the terminal is at a password prompt that no program
     /// reads yet (see the module's documentation). With `skip`, each look first moves that
     /// reader past everything printed before it, and the answer is the line the secret was
-    /// typed on (the testing kit's waits).
+    /// typed on (the testing kit's waits). With `dry`, nothing is typed: the answer is the one
+    /// a secret would get, `Ok(None)` once it would be typed.
     pub(crate) fn send_secret(
         &mut self,
         id: SessionId,
         secret: Vec<u8>,
-        skip: Option<u64>,
+        (skip, dry): (Option<u64>, bool),
         reply: Reply<Result<Option<TypedLine>>>,
     ) {
         let started = Instant::now();
         let deadline = after(started, self.config.reader_settle());
-        let mut held = HeldSecret { secret, skip, started, waited: false, deadline, reply };
+        let mut held = HeldSecret { secret, skip, dry, started, waited: false, deadline, reply };
         if self.held_secrets.contains_key(&id.0) {
             let refused = Error::InvalidInput(format!(
                 "session {id} has a secret waiting for its program to read already; the secret was not typed (send it once the first one is answered)"
@@ -96,7 +103,7 @@ impl Reactor {
         let modes = self.modes_after_output(id, None);
         let answer = match held.skip.map(|reader| self.skip_output(id, reader)) {
             Some(Err(err)) => Err(err),
-            _ => self.send_secret_under(id, &held.secret, modes.clone()),
+            _ => self.send_secret_under(id, &held.secret, modes.clone(), held.dry),
         };
         // Once a look saw a password prompt, a later one that sees none holds the secret
         // too: a prompt that reads with a timeout in a loop (`read -s -t 0.5`) turns echo

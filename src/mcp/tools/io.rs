@@ -453,27 +453,15 @@ fn send_secret(call: &Call, args: &Args, id: crate::SessionId) -> Result<ToolOut
     let view = view_args(args)?;
     let plan = waits::plan(args, DefaultWait::Settle, call.engine.config())?;
     let session = call.session(id)?;
-    let info = session.info()?;
-    // Checked before the person is asked (and again by the reactor before it types): on the
-    // session's terminal, or on one a program of it hosts (`sudo` with `use_pty`), which the
-    // status reads.
-    let modes = info.line_modes;
-    let status = session.status()?;
-    let password = |kind: Option<crate::InputKind>| kind == Some(crate::InputKind::Password);
-    // A hosted terminal's prompt counts only while the session's own terminal, which the
-    // secret passes through, does not echo (a relay keeps it raw).
-    let hosted = password(status.input_kind) && modes.is_some_and(|m| !m.echo);
-    if !password(modes.map(crate::LineModes::input_kind)) && !hosted {
-        return Err(ToolError::from(crate::Error::NotAtPasswordPrompt {
-            session: id,
-            echo: modes.is_none_or(|m| m.echo),
-            canonical: modes.is_some_and(|m| m.canonical),
-        }));
-    }
     // The program that reads the terminal (python3's getpass in a shell), not the shell, and
-    // its prompt: the secret is typed only while they still ask.
+    // its prompt: the secret is typed only while they still ask. (A look that waits for the
+    // session to settle, which the call's cancellation ends.)
     let settle = crate::mcp::prompt_owner::settle(call.engine.config());
     let owner = prompt_owner(call, &session, settle)?;
+    // Checked before the person is asked (and again by the reactor before it types), by the
+    // library's own judgement, held as a secret is for a program that shows its prompt before
+    // it reads (under GNU screen or `script` too), within the same bound.
+    session.await_secret_reader().map_err(ToolError::from)?;
     let message = format!(
         "{} (session {id}) asks for a password or passphrase: \"{}\". Open the page to type it: it goes to the program, and the model never sees it.",
         super::shown_to_person(&owner.program),

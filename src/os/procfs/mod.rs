@@ -715,6 +715,44 @@ pub(crate) fn hosted_by_relays(pgrp: i32, sid: i32, candidates: Option<&[i32]>) 
     }
 }
 
+/// A relay of a session's terminal that hosts more than one terminal, or an unknown number
+/// (see [`multiplexer_of`]): GNU screen's server with several windows, tmux's with several
+/// panes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Multiplexer {
+    /// Its process.
+    pub pid: i32,
+    /// Its name (`comm`).
+    pub name: String,
+    /// How many terminals it hosts; `None` when its descriptors could not all be looked at.
+    pub terminals: Option<usize>,
+}
+
+/// The first relay of the terminal of group `pgrp` (of session `sid`, among `candidates` when
+/// given), as [`hosted_by_relays`] finds them, that hosts more than one terminal, live
+/// foreground group or not (every session its children lead on a terminal, every
+/// pseudo-terminal master it holds open), or whose descriptors could not all be looked at:
+/// `/proc` cannot tell which of them is shown and gets the keys. `None` when there is none,
+/// or where `/proc` cannot tell.
+pub(crate) fn multiplexer_of(
+    pgrp: i32,
+    sid: i32,
+    candidates: Option<&[i32]>,
+) -> Option<Multiplexer> {
+    #[cfg(target_os = "linux")]
+    {
+        if pgrp <= 0 || !numbers_ours() {
+            return None;
+        }
+        linux::multiplexer_of(pgrp, sid, candidates)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = (pgrp, sid, candidates);
+        None
+    }
+}
+
 #[cfg(not(target_os = "linux"))]
 const UNSUPPORTED: &str = "process inspection via /proc is only supported on Linux";
 

@@ -33,7 +33,9 @@ use memory::read_memory;
 use open_device::open_device;
 use private::*;
 use relay::*;
-pub(super) use relay::{hosted_by_group, hosted_by_relays, remembered_outside_relay};
+pub(super) use relay::{
+    hosted_by_group, hosted_by_relays, multiplexer_of, remembered_outside_relay,
+};
 pub(crate) use signals::ignores_job_control_signals;
 use signals::*;
 pub(super) use thread::observe_thread;

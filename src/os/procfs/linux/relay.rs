@@ -211,9 +211,59 @@ pub(in crate::os::procfs) fn hosted_by_relays(
     sid: i32,
     candidates: Option<&[i32]>,
 ) -> Vec<procfs::Hosted> {
-    let members = members(pgrp, Some(sid), candidates);
-    let relays = relays(sid, &members, candidates, &Looks::new());
+    let relays = relays_of_group(pgrp, sid, candidates, &Looks::new());
     hosted_by(relays.into_iter(), candidates)
+}
+
+/// The relays of the terminal of group `pgrp` (of session `sid`), its members read first
+/// (see [`relays`]).
+fn relays_of_group(pgrp: i32, sid: i32, candidates: Option<&[i32]>, looks: &Looks) -> Vec<i32> {
+    let members = members(pgrp, Some(sid), candidates);
+    relays(sid, &members, candidates, looks)
+}
+
+/// See [`procfs::multiplexer_of`].
+pub(in crate::os::procfs) fn multiplexer_of(
+    pgrp: i32,
+    sid: i32,
+    candidates: Option<&[i32]>,
+) -> Option<procfs::Multiplexer> {
+    let looks = Looks::new();
+    relays_of_group(pgrp, sid, candidates, &looks).into_iter().find_map(|relay| {
+        let terminals = terminals_hosted(relay, candidates, &looks);
+        terminals.is_none_or(|n| n > 1).then(|| {
+            let name = procfs::read_stat(relay).map(|s| s.comm).unwrap_or_default();
+            procfs::Multiplexer { pid: relay, name, terminals }
+        })
+    })
+}
+
+/// How many terminals relay `relay` hosts, live foreground group or not: the more of the
+/// sessions its children lead on terminals (a window whose program handed the terminal to a
+/// group that has ended since counts) and the pseudo-terminal masters it holds open (`/dev/ptmx`
+/// descriptors: GNU screen's and tmux's windows and panes). `None` when its descriptors could
+/// not all be looked at (within what `looks` has room for).
+pub(super) fn terminals_hosted(
+    relay: i32,
+    candidates: Option<&[i32]>,
+    looks: &Looks,
+) -> Option<usize> {
+    let mut sessions: Vec<i32> = children(relay, candidates)
+        .into_iter()
+        .filter(|c| c.pid == c.session && c.tty_nr != 0)
+        .map(|c| c.tty_nr)
+        .collect();
+    sessions.sort_unstable();
+    sessions.dedup();
+    let mut masters = 0;
+    let search = search_descriptors(relay, looks, |_, target| {
+        masters += usize::from(target == "/dev/ptmx" || target.ends_with("/pts/ptmx"));
+        None::<()>
+    });
+    match search {
+        Search::Absent => Some(masters.max(sessions.len())),
+        Search::Found(()) | Search::Unknown => None,
+    }
 }
 
 /// The terminals `hosts` host ([`hosting_children`]), at most [`procfs::HOSTED_GROUPS`].
@@ -695,7 +745,11 @@ pub(super) fn judge_relay(relay: i32, candidates: Option<&[i32]>, probe: Probe<'
         probe.looks.ticking_hosted.borrow_mut().get_or_insert(reason);
         return None;
     }
-    waits.then(|| hosted_reader.filter(|_| groups.len() == 1).unwrap_or(relay))
+    // (Of the terminals it hosts, every one counts, whatever runs there: a window whose
+    // program's foreground group ended, or one whose program finished and is kept, may be the
+    // one shown, which gets the keys.)
+    let one = || groups.len() == 1 && terminals_hosted(relay, candidates, probe.looks) == Some(1);
+    waits.then(|| hosted_reader.filter(|_| one()).unwrap_or(relay))
 }
 
 /// Whether process `pid`, whose threads (`threads`) all wait, reads the terminal with no other
