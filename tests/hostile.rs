@@ -644,13 +644,23 @@ fn long_repetitions_lose_no_line() {
 /// An engine whose requests panic on input holding `INJECTED-PANIC` (`fault-injection`).
 #[cfg(feature = "fault-injection")]
 fn engine_panicking_on_input() -> Engine {
+    engine_panicking_on("INJECTED-PANIC")
+}
+
+/// An engine whose requests panic on input holding `input` (`fault-injection`).
+#[cfg(feature = "fault-injection")]
+fn engine_panicking_on(input: &str) -> Engine {
     let config = termloom::Config {
-        inject_panic_on_input: Some("INJECTED-PANIC".into()),
+        inject_panic_on_input: Some(input.into()),
         close_grace: Duration::from_millis(500),
         ..termloom::Config::default()
     };
     Engine::new(config).unwrap()
 }
+
+/// What a panic injected in input (typed or pasted) begins with, whatever it was injected in.
+#[cfg(feature = "fault-injection")]
+const INJECTED: &str = "fault injection: the ";
 
 /// Checks that `err` says termloom failed on `victim`'s request with the injected panic, and
 /// that `victim` ends closed with the panic as its reason, which it returns.
@@ -658,7 +668,7 @@ fn engine_panicking_on_input() -> Engine {
 fn failed_and_closed(victim: &Session, err: &termloom::Error) -> String {
     assert!(
         matches!(err, termloom::Error::RequestPanicked { session: Some(id), message }
-            if *id == victim.id() && message.contains("INJECTED-PANIC")),
+            if *id == victim.id() && message.contains(INJECTED)),
         "{err:?}"
     );
     let outcome = victim.wait(Until::exit(), LONG).unwrap();
@@ -666,7 +676,7 @@ fn failed_and_closed(victim: &Session, err: &termloom::Error) -> String {
     let info = victim.info().unwrap();
     assert!(matches!(info.state, SessionState::Closed(_)), "{info:?}");
     let reason = info.closed_reason.unwrap_or_default();
-    assert!(reason.contains("INJECTED-PANIC"), "{reason}");
+    assert!(reason.contains(INJECTED), "{reason}");
     reason
 }
 
@@ -747,6 +757,36 @@ fn a_panic_in_a_request_answered_later_ends_its_session_and_says_so() {
     bystander.submit("echo still here").unwrap();
     expect(&bystander, Until::regex("^still here$").unwrap());
     bystander.close().unwrap();
+}
+
+/// With the `fault-injection` feature, a panic is injected in typing held back: a lone Ctrl-C
+/// sent with a wait to a shell with integration at its prompt is held until the shell reads,
+/// and typed then by the reactor itself, outside the guard of the request that held it. Its
+/// caller, a future or blocked, is told termloom failed on its request, and the session's
+/// closed reason names the request, not its terminal emulation. Before, the future was told
+/// the engine had stopped, the blocked caller that its wait was aborted (after 10s), and the
+/// session said its terminal emulation failed.
+#[cfg(feature = "fault-injection")]
+#[test]
+fn a_panic_typing_held_back_input_ends_its_session_and_says_so() {
+    if !require("bash") {
+        return;
+    }
+    // (The panic is injected in the Ctrl-C.)
+    let engine = engine_panicking_on("\u{3}");
+    use futures::executor::block_on;
+    for how in ["as a future", "blocking"] {
+        let spec = SpawnSpec::new("bash").shell_integration(true).env("HISTFILE", "/dev/null");
+        let victim = engine.spawn(spec).unwrap();
+        expect(&victim, Until::prompt());
+        let until = Until::text("never printed");
+        let answered = match how {
+            "as a future" => block_on(victim.send_keys_and_wait_async("<C-c>", until, LONG)),
+            _ => victim.send_keys_and_wait("<C-c>", until, LONG),
+        };
+        let reason = failed_and_closed(&victim, &answered.map(drop).expect_err(how));
+        assert!(!reason.contains("emulation"), "{how}: {reason}");
+    }
 }
 
 /// With the `fault-injection` feature, a panic is injected in one session's feed: that

@@ -105,16 +105,7 @@ impl Client {
         reply: super::Reply<Result<T>>,
         request: impl FnOnce(&mut Reactor, super::Reply<Result<T>>) + Send + 'static,
     ) -> Result<()> {
-        self.submit(Box::new(move |reactor| {
-            let fallback = reply.fallback();
-            let ran = panic::catch_unwind(AssertUnwindSafe(|| request(reactor, reply)));
-            if let Err(payload) = ran {
-                let message = super::panic_message(&*payload);
-                reactor.session_failed(id.0, CloseReason::RequestFailed, message.clone());
-                let session = Some(id);
-                fallback.answer_unanswered(Err(Error::RequestPanicked { session, message }));
-            }
-        }))
+        self.submit(Box::new(move |reactor| reactor.guarded_request(id, reply, request)))
     }
 
     /// Runs `f` on the reactor thread and returns its result; a panic in `f` is answered

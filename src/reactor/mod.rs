@@ -923,6 +923,29 @@ impl Reactor {
         }
     }
 
+    /// Runs `request`, a request for session `id` that answers at `reply` (queued by
+    /// [`Client::submit_for`](client::Client::submit_for), or typing held back and released
+    /// later by [`Reactor::release_typing`]): a panic in it closes that session (its state may
+    /// be inconsistent, [`CloseReason::RequestFailed`]) and is answered at `reply` with
+    /// [`Error::RequestPanicked`], unless the session's closing answered it first: `reply`
+    /// dropped unanswered would tell a future that the engine stopped, and a blocked waiter
+    /// that its wait was aborted.
+    pub(super) fn guarded_request<T: Send + 'static>(
+        &mut self,
+        id: SessionId,
+        reply: Reply<Result<T>>,
+        request: impl FnOnce(&mut Self, Reply<Result<T>>),
+    ) {
+        let fallback = reply.fallback();
+        let ran = panic::catch_unwind(AssertUnwindSafe(|| request(self, reply)));
+        if let Err(payload) = ran {
+            let message = panic_message(&*payload);
+            self.session_failed(id.0, CloseReason::RequestFailed, message.clone());
+            let session = Some(id);
+            fallback.answer_unanswered(Err(Error::RequestPanicked { session, message }));
+        }
+    }
+
     /// A session's code path panicked (`reason` says which, `message` is the panic's): its
     /// emulator is replaced by a blank one (the old one may be inconsistent), its terminal is
     /// no longer read, and it is closed, with the panic in its `closed_reason`. The

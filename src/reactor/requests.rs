@@ -1231,9 +1231,13 @@ impl Reactor {
             }));
             return;
         }
+        // Typed outside the guard of the request that held it back: a panic typing it is
+        // that request's, answered to its caller as it would have been then.
         let Held { typing, reader, until, timeout, reply } = held;
         let (until, waiter) = ((until, timeout), (waiter, None));
-        self.type_now_then_wait(SessionId(id), typing, reader, until, waiter, reply);
+        self.guarded_request(SessionId(id), reply, |reactor, reply| {
+            reactor.type_now_then_wait(SessionId(id), typing, reader, until, waiter, reply);
+        });
     }
 
     /// Types `typing`, then waits (see [`Reactor::type_then_wait`]): the output the program
