@@ -594,6 +594,11 @@ fn a_send_whose_wait_is_refused_says_it_typed() {
         toolbox.call("terminal_resize", &json!({"session_id": id, "cols": 90, "rows": 20}));
     assert_eq!(resized.error_code.as_deref(), Some("too_many_waits"), "{}", resized.text);
     assert!(resized.text.contains("the session was resized"), "{}", resized.text);
+    // Refused between the parts of its keys, a call names the text it typed before them.
+    let keyed =
+        toolbox.call("terminal_send", &json!({"session_id": id, "text": "x", "keys": "<Tab>y"}));
+    assert_eq!(keyed.error_code.as_deref(), Some("too_many_waits"), "{}", keyed.text);
+    assert!(keyed.text.starts_with("the text and the keys up to a Tab"), "{}", keyed.text);
     drop(pending);
     // It was typed.
     expect(&session, termloom::Until::regex("^typed-once$").unwrap());
@@ -701,4 +706,30 @@ fn a_call_dropped_before_its_thread_took_it_does_not_run() {
     };
     assert!(!after.is_error, "{}", after.text);
     assert_eq!(session.screen().unwrap().cols, cols);
+}
+
+/// A wait refused after typing says what was typed, not that nothing was sent: here the line
+/// typed starts a full-screen program, which the wait's check then finds on the alternate
+/// screen (the keys are typed in two parts around the Tab, and the first part's settle ends
+/// once the program reads again, after it took the alternate screen). Before, the call said
+/// "...on the alternate screen...; nothing was sent" though `go` was typed and read, and a
+/// model would type it again.
+#[test]
+fn a_wait_refused_after_typing_says_what_was_typed() {
+    if !require("sh") {
+        return;
+    }
+    let toolbox = Toolbox::new(engine());
+    let program = "read x; printf '\\033[?1049hALT'; read y; sleep 100";
+    let start = json!({"argv": ["sh", "-c", program], "input_wait": true});
+    let started = toolbox.call("terminal_start", &start);
+    assert!(!started.is_error, "{}", started.text);
+    let id = started.structured.unwrap()["session_id"].as_u64().unwrap();
+    let arguments = json!({"session_id": id, "keys": "go<Enter><Tab>x", "for_text": "never"});
+    let sent = toolbox.call("terminal_send", &arguments);
+    assert!(sent.is_error, "{}", sent.text);
+    assert_eq!(sent.error_code.as_deref(), Some("invalid_input"), "{}", sent.text);
+    assert!(sent.text.contains("alternate screen"), "{}", sent.text);
+    assert!(sent.text.starts_with("the input was typed"), "{}", sent.text);
+    assert!(!sent.text.contains("nothing was sent"), "{}", sent.text);
 }

@@ -261,7 +261,18 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         let typing = std::time::Instant::now();
         let all_keys = match script.as_deref() {
             Some(items) => {
-                let (all, pressed) = press_keys(call, &session, items, timeout, &mut line)?;
+                // What the call typed before its keys, for a refusal between them to name.
+                let earlier = match (
+                    text.is_some_and(|t| !t.is_empty()),
+                    paste.is_some_and(|p| !p.is_empty()),
+                ) {
+                    (true, true) => Some("the text and the paste"),
+                    (true, false) => Some("the text"),
+                    (false, true) => Some("the paste"),
+                    (false, false) => None,
+                };
+                let typed = (timeout, earlier);
+                let (all, pressed) = press_keys(call, &session, items, typed, &mut line)?;
                 submits = pressed.unwrap_or(submits);
                 all
             }
@@ -362,12 +373,13 @@ fn held_paste_note(full_screen: bool, foreground: Option<&crate::Process>) -> Op
 /// with the keys typed so far, never pressing Enter after a line cut short. And whether the
 /// last part sent submitted a line, by its send's own reading of the terminal's modes
 /// (`None` when there were no keys, and nothing was sent). `line` takes the line the first
-/// part was typed on when the call typed nothing before the keys.
+/// part was typed on when the call typed nothing before the keys; `earlier` names what it
+/// typed before them (its text, its paste), for a wait between parts refused to say.
 fn press_keys(
     call: &Call,
     session: &Session,
     items: &[ScriptItem],
-    timeout: Option<std::time::Duration>,
+    (timeout, earlier): (Option<std::time::Duration>, Option<&str>),
     line: &mut Taken,
 ) -> Result<(bool, Option<bool>), ToolError> {
     let parts = crate::input::keys::typing_parts(items);
@@ -385,8 +397,13 @@ fn press_keys(
             continue;
         }
         let settle = waits::Plan::settle(config, left);
-        let done = "the keys up to a Tab or an Escape were typed, the rest not";
-        match waits::run_after(call, session, &settle, done)?.outcome {
+        let done = match earlier {
+            Some(earlier) => format!(
+                "{earlier} and the keys up to a Tab or an Escape were typed, the rest of the keys not"
+            ),
+            None => "the keys up to a Tab or an Escape were typed, the rest not".to_owned(),
+        };
+        match waits::run_after(call, session, &settle, &done)?.outcome {
             "cancelled" => return Err(ToolError::cancelled()),
             "exited" | "closed" => return Ok((false, Some(submits))),
             _ => {}

@@ -275,56 +275,79 @@ fn cursor_position(at: &str) -> Result<(u16, u16), ToolError> {
 /// `Emulator::readable_hidden_tail`), and what is printed once it is left, which a caller
 /// waiting on such a program rarely means), or a row or cursor position off the screen.
 pub(crate) fn check(plan: &Plan, session: &Session) -> crate::Result<()> {
+    match refusal(plan, session)? {
+        Some(why) => Err(crate::Error::InvalidInput(format!("{why}; nothing was sent"))),
+        None => Ok(()),
+    }
+}
+
+/// Why a wait for `plan` on `session` cannot hold, if it cannot (see [`check`]), without
+/// saying what was done before it: [`check`] says nothing was sent, [`run_after`] what was.
+fn refusal(plan: &Plan, session: &Session) -> crate::Result<Option<String>> {
     if plan.until.is_prompt_only()
         && !session.info()?.shell_integration
         && !session.status()?.shell_integration
     {
-        return Err(crate::Error::InvalidInput(format!(
-            "session {} was not started with shell integration and marks no prompts, so prompt can never hold: wait with for_regex on its prompt's text, input_wait or stable_ms instead (terminal_start without command or argv starts a shell with integration); nothing was sent",
+        return Ok(Some(format!(
+            "session {} was not started with shell integration and marks no prompts, so prompt can never hold: wait with for_regex on its prompt's text, input_wait or stable_ms instead (terminal_start without command or argv starts a shell with integration)",
             session.id()
         )));
     }
     let Places { row, cursor } = plan.places;
     if !plan.transcript_only && row.is_none() && cursor.is_none() {
-        return Ok(());
+        return Ok(None);
     }
     let screen = session.screen()?;
     let id = session.id();
     if plan.transcript_only && screen.alternate {
-        return Err(crate::Error::InvalidInput(format!(
-            "session {id} shows a full-screen program on the alternate screen, whose screen is no transcript: for_text and for_regex match only the lines ended before it took that screen, which it hides (a line left half-written at the cursor then, only once it leaves), and what is printed after it leaves it (a command it runs, or once it ends), not what it shows; wait with for_screen_text (or stable_ms, input_wait) instead; nothing was sent"
+        return Ok(Some(format!(
+            "session {id} shows a full-screen program on the alternate screen, whose screen is no transcript: for_text and for_regex match only the lines ended before it took that screen, which it hides (a line left half-written at the cursor then, only once it leaves), and what is printed after it leaves it (a command it runs, or once it ends), not what it shows; wait with for_screen_text (or stable_ms, input_wait) instead"
         )));
     }
     let (rows, cols) = (screen.rows, screen.cols);
     let off = |what: String| {
-        crate::Error::InvalidInput(format!(
-            "{what} is off session {id}'s {cols}x{rows} screen (rows 0-{}, columns 0-{}), so the wait could never hold; nothing was sent",
+        Some(format!(
+            "{what} is off session {id}'s {cols}x{rows} screen (rows 0-{}, columns 0-{}), so the wait could never hold",
             rows.saturating_sub(1),
             cols.saturating_sub(1)
         ))
     };
     if let Some(row) = row.filter(|&row| row >= rows) {
-        return Err(off(format!("screen_row {row}")));
+        return Ok(off(format!("screen_row {row}")));
     }
     if let Some((row, col)) = cursor.filter(|&(row, col)| row >= rows || col >= cols) {
-        return Err(off(format!("for_cursor \"{row},{col}\"")));
+        return Ok(off(format!("for_cursor \"{row},{col}\"")));
     }
-    Ok(())
+    Ok(None)
 }
 
 /// [`run`] for the wait that follows what a call did to `session` (`done`: "the input was
-/// typed", "the signal was sent"): a wait refused because too many are pending
+/// typed", "the signal was sent"). A wait refused then, because it could not hold any more
+/// (what was typed started a full-screen program, or another caller resized the screen,
+/// since the call's [`check`]) or because too many are pending
 /// ([`Error::TooManyWaits`](crate::Error::TooManyWaits),
-/// [`Error::TooManyReaderWaits`](crate::Error::TooManyReaderWaits)), whose message says that
-/// nothing was typed, as the library refuses such a wait before typing, says what was done
-/// instead, so that a model does not do it again.
+/// [`Error::TooManyReaderWaits`](crate::Error::TooManyReaderWaits), whose messages say that
+/// nothing was typed, as the library refuses such a wait before typing), says what was done
+/// instead, so that a model does not do it again: every such refusal is worded here.
 pub(crate) fn run_after(
     call: &Call,
     session: &Session,
     plan: &Plan,
     done: &str,
 ) -> Result<Report, ToolError> {
-    run(call, session, plan).map_err(|err| {
+    // (`when`: when to read.)
+    let refused = |code: &'static str, why: String, when: &str| {
+        ToolError::with_code(
+            code,
+            format!(
+                "{done}; its wait could not start: {why}; do not repeat it: read the output with terminal_read{when}"
+            ),
+        )
+    };
+    if let Some(why) = refusal(plan, session)? {
+        return Err(refused("invalid_input", why, ""));
+    }
+    wait(call, session, plan).map_err(|err| {
         let pending = match &err {
             crate::Error::TooManyWaits { session, limit } => {
                 format!("session {session} has {limit} waits pending, its bound (Config::max_waits)")
@@ -334,12 +357,7 @@ pub(crate) fn run_after(
             ),
             _ => return ToolError::from(err),
         };
-        ToolError::with_code(
-            err.code(),
-            format!(
-                "{done}; its wait could not start: {pending}; do not repeat it: read the output with terminal_read once a wait has ended"
-            ),
-        )
+        refused(err.code(), pending, " once a wait has ended")
     })
 }
 
@@ -347,6 +365,11 @@ pub(crate) fn run_after(
 /// call is cancelled (the cancellation ends the engine's wait at once; nothing polls).
 pub(crate) fn run(call: &Call, session: &Session, plan: &Plan) -> crate::Result<Report> {
     check(plan, session)?;
+    wait(call, session, plan)
+}
+
+/// [`run`] without its [`check`].
+fn wait(call: &Call, session: &Session, plan: &Plan) -> crate::Result<Report> {
     let condition = plan.until.to_string();
     // A wait for anything but the program's wait for input also ends when the program asks
     // for a line (or a password) and stays quiet: nothing more comes until it is typed, and
