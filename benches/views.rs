@@ -353,7 +353,7 @@ fn screenshots(dir: &Path) {
         let (t, svg) = time(|| styled.to_svg(&termloom::SvgOptions::default()));
         svg_times.push(t);
         bytes = svg.len();
-        let (t, png) = time(|| styled.to_png(&termloom::PngOptions::default()));
+        let (t, png) = time(|| styled.to_png(&termloom::PngOptions::default()).unwrap());
         png_times.push(t);
         png_bytes = png.len();
     }
@@ -382,9 +382,10 @@ fn screenshots(dir: &Path) {
         engine.spawn(SpawnSpec::new("sh").args(["-c", &line]).size(120, 32)).expect("spawn");
     session.wait(Until::quiet(Duration::from_millis(300)), TIMEOUT).expect("wait");
     let styled = session.styled_screen().expect("styled");
-    let (first, _) = time(|| styled.to_png(&termloom::PngOptions::default()));
-    let warm: Vec<f64> =
-        (0..50).map(|_| time(|| styled.to_png(&termloom::PngOptions::default())).0).collect();
+    let (first, _) = time(|| styled.to_png(&termloom::PngOptions::default()).unwrap());
+    let warm: Vec<f64> = (0..50)
+        .map(|_| time(|| styled.to_png(&termloom::PngOptions::default()).unwrap()).0)
+        .collect();
     println!(
         "| 120x32 of symbols and CJK the bitmap font lacks: to_png(), system fonts | first {first:.0} µs (fonts found and read), then p50 {:.0} µs |",
         median(&warm)

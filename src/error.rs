@@ -221,6 +221,16 @@ pub enum Error {
         /// Why.
         reason: String,
     },
+    /// A PNG screenshot would have more pixels than its bound
+    /// ([`PngOptions::max_pixels`](crate::PngOptions::max_pixels)); nothing was drawn.
+    ImageTooLarge {
+        /// Its width in pixels, padding included.
+        width: usize,
+        /// Its height in pixels, padding included.
+        height: usize,
+        /// The bound.
+        max_pixels: u64,
+    },
     /// An operating-system call failed.
     Io {
         /// What termloom was doing.
@@ -257,7 +267,7 @@ impl Error {
             Error::SessionClosed(_) => "session_closed",
             Error::SessionExited(_) => "session_exited",
             Error::QueueFull { .. } => "queue_full",
-            Error::PasteTooLarge { .. } => "too_large",
+            Error::PasteTooLarge { .. } | Error::ImageTooLarge { .. } => "too_large",
             Error::TooManyWaits { .. } | Error::TooManyReaderWaits { .. } => "too_many_waits",
             Error::InvalidSize { .. }
             | Error::InvalidInput(_)
@@ -535,6 +545,10 @@ impl fmt::Display for Whole<'_> {
                 f,
                 "starting {} was denied by the spawn policy ({rule}): {reason}; nothing was started",
                 quoted(program)
+            ),
+            Error::ImageTooLarge { width, height, max_pixels } => write!(
+                f,
+                "the PNG would be {width}×{height} pixels, over its bound of {max_pixels} (PngOptions::max_pixels); use a smaller scale or padding, or an SVG, or raise the bound"
             ),
             Error::Io { context, source } => write!(f, "{context}: {source}"),
         }

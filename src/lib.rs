@@ -99,7 +99,7 @@ pub use session::{
 };
 pub use spec::{SpawnSpec, shell_program};
 pub use term::scan::PromptMark;
-pub use term::screen::png::PngOptions;
+pub use term::screen::png::{DEFAULT_PNG_MAX_PIXELS, PngOptions};
 pub use term::screen::style::{StyleRun, StyledScreen};
 pub use term::screen::svg::{Rgb, SvgOptions, Theme};
 pub use term::screen::{Cursor, Modes, MouseReporting, Screen, ScreenPos};

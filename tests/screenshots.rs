@@ -61,7 +61,7 @@ fn check_screen(name: &str, styled: &StyledScreen) {
     // Only the bundled font: the same image on every machine.
     let mut options = PngOptions::default();
     options.system_fonts = false;
-    assert_golden(name, &styled.to_png(&options));
+    assert_golden(name, &styled.to_png(&options).unwrap());
 }
 
 #[test]
@@ -137,7 +137,7 @@ fn a_png_padding_past_its_bound_is_taken_at_the_bound() {
     let mut options = PngOptions::default();
     options.padding = u16::MAX;
     options.system_fonts = false;
-    let png = styled.to_png(&options);
+    let png = styled.to_png(&options).unwrap();
     let reader = png::Decoder::new(std::io::Cursor::new(&png)).read_info().unwrap();
     let info = reader.info();
     assert_eq!((info.width, info.height), (2 * 256 + 40 * 8, 2 * 256 + 12 * 16));
@@ -245,9 +245,9 @@ fn the_png_draws_what_the_bitmap_font_lacks_with_a_system_font() {
     assert!(styled.screen.lines[0].starts_with("∀→ ok"), "{:?}", styled.screen.lines[0]);
     let mut options = PngOptions::default();
     options.padding = 0;
-    let drawn = styled.to_png(&options);
+    let drawn = styled.to_png(&options).unwrap();
     options.system_fonts = false;
-    let placeholder = styled.to_png(&options);
+    let placeholder = styled.to_png(&options).unwrap();
     assert_ne!(drawn, placeholder, "the system font drew nothing different");
     // The placeholder is hollow: its cell's middle is background. The ∀ from DejaVu has ink
     // in the middle rows of its cell, and the `ok` (bundled font) is the same in both.
@@ -303,7 +303,7 @@ fn underlined_and_struck_blanks_are_drawn() {
     // strikeout its middle one, in the text colour.
     let mut options = PngOptions::default();
     (options.padding, options.system_fonts) = (0, false);
-    let png = styled.to_png(&options);
+    let png = styled.to_png(&options).unwrap();
     let fg = [0xd0, 0xd0, 0xd0];
     for col in 2..5 {
         assert_eq!(pixel(&png, col * 8 + 4, 15), fg, "row 0, column {col} is underlined");
@@ -315,4 +315,57 @@ fn underlined_and_struck_blanks_are_drawn() {
         assert_eq!(pixel(&png, col * 8 + 4, 32 + 8), fg, "row 2, column {col} is struck");
     }
     assert_ne!(pixel(&png, 6 * 8 + 4, 16 + 15), fg, "past the run, nothing");
+}
+
+/// A PNG past `PngOptions::max_pixels` is refused with a typed error at once, before its
+/// pixels are allocated: scale 4 with the largest padding around a 1000×500 screen is
+/// 32,512×32,512 pixels, a 3.2 GB canvas that aborted the process under a memory limit (and
+/// took 303 s in a debug build where it did not). The default bound still draws the
+/// largest screen at scale 1, and a lower bound refuses what it would otherwise draw.
+#[test]
+fn png_past_its_pixel_bound_is_refused() {
+    let engine = engine();
+    let session =
+        engine.spawn(SpawnSpec::new("sh").args(["-c", "echo hi; read x"]).size(1000, 500)).unwrap();
+    expect(&session, Until::screen_contains("hi"));
+    let styled = session.styled_screen().unwrap();
+    let mut options = PngOptions::default();
+    (options.scale, options.padding, options.system_fonts) = (4, 256, false);
+    let started = std::time::Instant::now();
+    let err = styled.to_png(&options).unwrap_err();
+    assert!(started.elapsed() < std::time::Duration::from_secs(1), "{:?}", started.elapsed());
+    assert!(
+        matches!(
+            err,
+            termloom::Error::ImageTooLarge { width: 32512, height: 32512, max_pixels }
+                if max_pixels == termloom::DEFAULT_PNG_MAX_PIXELS
+        ),
+        "{err:?}"
+    );
+    assert_eq!(err.code(), "too_large");
+    assert!(err.to_string().contains("max_pixels"), "{err}");
+
+    // The largest screen at scale 1 and the default padding is within the default bound
+    // (a lower bound refuses it: the bound is the caller's to set).
+    (options.scale, options.padding) = (1, 8);
+    options.max_pixels = 8016 * 8016 - 1;
+    let err = styled.to_png(&options).unwrap_err();
+    assert!(matches!(err, termloom::Error::ImageTooLarge { width: 8016, height: 8016, .. }));
+    const { assert!(termloom::DEFAULT_PNG_MAX_PIXELS >= 8016 * 8016) };
+
+    // A usual screen still renders at the largest scale and padding.
+    let session = engine.spawn(SpawnSpec::new("sh").args(["-c", "echo hi; read x"])).unwrap();
+    expect(&session, Until::screen_contains("hi"));
+    let styled = session.styled_screen().unwrap();
+    let (cols, rows) = (u32::from(styled.screen.cols), u32::from(styled.screen.rows));
+    (options.scale, options.padding, options.max_pixels) =
+        (4, 256, termloom::DEFAULT_PNG_MAX_PIXELS);
+    let png = styled.to_png(&options).unwrap();
+    assert_eq!(png_size(&png), (cols * 32 + 512, rows * 64 + 512));
+}
+
+/// A PNG's width and height, from its header.
+fn png_size(png: &[u8]) -> (u32, u32) {
+    let field = |at: usize| u32::from_be_bytes(png[at..at + 4].try_into().unwrap());
+    (field(16), field(20))
 }

@@ -215,7 +215,7 @@ fn perform_step(
             let styled = session.styled_screen().map_err(failed)?;
             let png = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("png"));
             let image = if png {
-                styled.to_png(&termloom::PngOptions::default())
+                styled.to_png(&termloom::PngOptions::default()).map_err(failed)?
             } else {
                 styled.to_svg(&termloom::SvgOptions::default()).into_bytes()
             };

@@ -104,7 +104,7 @@ fn svg(session: &Session, max: usize) -> Result<ToolOutput, ToolError> {
 /// base64 form is what counts against `max_bytes`.
 fn png(session: &Session, max: usize, largest: usize) -> Result<ToolOutput, ToolError> {
     let options = crate::PngOptions::default();
-    let image = session.styled_screen()?.to_png(&options);
+    let image = session.styled_screen()?.to_png(&options)?;
     let encoded = image.len().div_ceil(3) * 4;
     if encoded > max {
         let raise = match max < largest && encoded <= largest {

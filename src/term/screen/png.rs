@@ -17,6 +17,11 @@ use super::svg::{Look, Rgb, Theme, clusters, look};
 /// 131,000-pixel square (50 GB), which no allocation holds.
 const MAX_PADDING: u16 = 256;
 
+/// The default bound on a PNG's pixels ([`PngOptions::max_pixels`]): 2^26, 64 Mi pixels
+/// (192 MiB of RGB while it is drawn), which the largest screen (`MAX_COLS`×`MAX_ROWS`,
+/// 1000×500) holds at scale 1 with the default padding (8,016×8,016 pixels).
+pub const DEFAULT_PNG_MAX_PIXELS: u64 = 1 << 26;
+
 /// Cell size at scale 1, in pixels.
 const CELL_W: usize = 8;
 const CELL_H: usize = 16;
@@ -35,11 +40,24 @@ pub struct PngOptions {
     /// Draw what the bundled font lacks with the system's fonts, where one has it. Default
     /// `true`; `false` gives the same image on every machine (placeholders instead).
     pub system_fonts: bool,
+    /// The most pixels (width × height, padding included) the image may have, default
+    /// [`DEFAULT_PNG_MAX_PIXELS`]: a larger one is refused with [`Error::ImageTooLarge`]
+    /// before anything is drawn (each pixel takes 3 bytes while the image is drawn; scale 4
+    /// with the largest padding around a 1000×500 screen is a billion pixels, 3.2 GB).
+    ///
+    /// [`Error::ImageTooLarge`]: crate::Error::ImageTooLarge
+    pub max_pixels: u64,
 }
 
 impl Default for PngOptions {
     fn default() -> Self {
-        PngOptions { theme: Theme::dark(), scale: 1, padding: 8, system_fonts: true }
+        PngOptions {
+            theme: Theme::dark(),
+            scale: 1,
+            padding: 8,
+            system_fonts: true,
+            max_pixels: DEFAULT_PNG_MAX_PIXELS,
+        }
     }
 }
 
@@ -95,17 +113,30 @@ impl StyledScreen {
     /// The screen as a PNG image: colours (16, 256 and 24-bit), bold (drawn one pixel wider),
     /// underline, strikeout, dim, inverse, wide characters and the cursor (an underline bar at
     /// its cell when visible); see the module's notes on the font.
-    pub fn to_png(&self, options: &PngOptions) -> Vec<u8> {
+    ///
+    /// # Errors
+    ///
+    /// [`Error::ImageTooLarge`](crate::Error::ImageTooLarge) when the image would have more
+    /// pixels than [`PngOptions::max_pixels`] (nothing is drawn).
+    pub fn to_png(&self, options: &PngOptions) -> crate::Result<Vec<u8>> {
         let scale = usize::from(options.scale.clamp(1, 4));
         let (cell_w, cell_h) = (CELL_W * scale, CELL_H * scale);
         let pad = usize::from(options.padding.min(MAX_PADDING));
         let screen = &self.screen;
         let theme = &options.theme;
-        let mut canvas = Canvas {
-            width: pad * 2 + cell_w * usize::from(screen.cols),
-            height: pad * 2 + cell_h * usize::from(screen.rows),
-            pixels: Vec::new(),
-        };
+        let (width, height) = (
+            pad * 2 + cell_w * usize::from(screen.cols),
+            pad * 2 + cell_h * usize::from(screen.rows),
+        );
+        let pixels = width as u64 * height as u64;
+        if pixels > options.max_pixels {
+            return Err(crate::Error::ImageTooLarge {
+                width,
+                height,
+                max_pixels: options.max_pixels,
+            });
+        }
+        let mut canvas = Canvas { width, height, pixels: Vec::new() };
         canvas.pixels = [theme.background.0, theme.background.1, theme.background.2]
             .repeat(canvas.width * canvas.height);
         for (row, line) in screen.lines.iter().enumerate() {
@@ -149,7 +180,7 @@ impl StyledScreen {
             let y = pad + usize::from(cursor.row) * cell_h + cell_h - 2 * scale;
             canvas.fill(x, y, cell_w, 2 * scale, theme.cursor);
         }
-        encode(&canvas)
+        Ok(encode(&canvas))
     }
 }
 
@@ -260,7 +291,7 @@ mod tests {
             runs: vec![StyleRun::new(0, 0, 1, "red", "blue", vec![])],
         };
         let options = PngOptions { padding: 0, system_fonts: false, ..PngOptions::default() };
-        let (w, h, px) = decode(&styled.to_png(&options));
+        let (w, h, px) = decode(&styled.to_png(&options).unwrap());
         assert_eq!((w, h), (32, 32));
         let at = |x: usize, y: usize| {
             Rgb(px[(y * w + x) * 3], px[(y * w + x) * 3 + 1], px[(y * w + x) * 3 + 2])
@@ -283,7 +314,7 @@ mod tests {
         // The cursor's bar at the bottom of cell (1, 0).
         assert_eq!(at(3, 31), theme.cursor);
         // The same screen, the same bytes.
-        assert_eq!(styled.to_png(&options), styled.to_png(&options));
+        assert_eq!(styled.to_png(&options).unwrap(), styled.to_png(&options).unwrap());
     }
 
     /// Dim text is mixed towards the background it is drawn on: the theme's when the cell
@@ -311,7 +342,7 @@ mod tests {
                 theme: theme.clone(),
                 ..PngOptions::default()
             };
-            let (w, _, px) = decode(&styled.to_png(&options));
+            let (w, _, px) = decode(&styled.to_png(&options).unwrap());
             let colours = |x0: usize| {
                 let mut found: Vec<Rgb> = (x0..x0 + 8)
                     .flat_map(|x| (0..16).map(move |y| (x, y)))
