@@ -547,10 +547,12 @@ impl Session {
     /// The session's recording so far, as asciicast v2 text, when it is recorded in memory
     /// ([`SpawnSpec::record_to_memory`](crate::SpawnSpec::record_to_memory)); `None`
     /// otherwise (a recording to a file is read from its file). Readable after the program
-    /// exits and after `close`, while the session is kept.
+    /// exits and after `close`, while the session is kept. The reactor hands over the events
+    /// shared, not copied; the text is joined on the caller's thread.
     pub fn recording(&self) -> Result<Option<String>> {
         let id = self.id;
-        self.client.call_for(self.id, move |r| r.recording(id))
+        let snapshot = self.client.call_for(self.id, move |r| r.recording(id))?;
+        Ok(snapshot.map(crate::os::recording::Snapshot::text))
     }
 
     /// Lines of the retained transcript by number (from 0 at the session's start; the line

@@ -989,9 +989,13 @@ impl Reactor {
         })
     }
 
-    /// The session's recording so far, when it is recorded in memory.
-    pub(crate) fn recording(&mut self, id: SessionId) -> Result<Option<String>> {
-        Ok(self.slot(id)?.recorder.as_ref().and_then(|r| r.contents()))
+    /// The session's recording so far, when it is recorded in memory: its events shared, for
+    /// the caller to join off the reactor.
+    pub(crate) fn recording(
+        &mut self,
+        id: SessionId,
+    ) -> Result<Option<crate::os::recording::Snapshot>> {
+        Ok(self.slot(id)?.recorder.as_ref().and_then(|r| r.snapshot()))
     }
 
     /// The retained transcript's lines numbered `range`, at most `max_bytes` of them.
