@@ -479,6 +479,10 @@ fn send_secret(call: &Call, args: &Args, id: crate::SessionId) -> Result<ToolOut
     // library's own judgement, held as a secret is for a program that shows its prompt before
     // it reads (under GNU screen or `script` too), within the same bound.
     session.await_secret_reader().map_err(ToolError::from)?;
+    // (The hold cannot be cancelled: a call cancelled during it asks no one.)
+    if call.cancel.is_cancelled() {
+        return Err(ToolError::cancelled());
+    }
     let message = format!(
         "{} (session {id}) asks for a password or passphrase: \"{}\". Open the page to type it: it goes to the program, and the model never sees it.",
         super::shown_to_person(&owner.program),
