@@ -67,7 +67,7 @@ struct MemoryCast {
     header: serde_json::Value,
     /// Each event shared, so that a copy of the recording ([`Recorder::snapshot`]) costs the
     /// reactor a pointer an event, its text joined by the caller.
-    events: VecDeque<Arc<String>>,
+    events: VecDeque<Arc<str>>,
     bytes: usize,
     limit: usize,
     /// Events dropped from the front to stay within the limit.
@@ -333,7 +333,7 @@ impl Recorder {
             }
             Sink::Memory(cast) => {
                 cast.bytes += line.len() + 1;
-                cast.events.push_back(Arc::new(line));
+                cast.events.push_back(Arc::from(line));
                 cast.after_output = if output { Some(0) } else { cast.after_output.map(|n| n + 1) };
                 while cast.bytes > cast.limit {
                     let Some(front) = cast.events.front() else { break };
@@ -470,7 +470,7 @@ impl Recorder {
 #[derive(Debug)]
 pub(crate) struct Snapshot {
     head: String,
-    events: Vec<Arc<String>>,
+    events: Vec<Arc<str>>,
     /// The events' bytes, a line break each included.
     bytes: usize,
 }
