@@ -1088,6 +1088,25 @@ fn a_worker_whose_first_thread_exited_waits_for_its_password() {
     session.close().unwrap();
 }
 
+/// The same kind of process, its worker running, stopped (`Signal::Stop`, SIGSTOP): its
+/// status said `Quiet`, not `Stopped`, as the all-stopped check read the stat's state, the
+/// first thread's `Z`. Such a process's live threads' states are read now.
+#[test]
+fn a_stopped_worker_whose_first_thread_exited_is_stopped() {
+    let dir = TestDir::new("zombie-leader-stopped");
+    let worker = "import time\nos.write(1, b'work' b'er-up\\n')\nwhile True: time.sleep(1)";
+    let Some(program) = first_thread_exits(&dir, "", worker) else { return };
+    let engine = engine();
+    let session = engine.spawn(SpawnSpec::new("python3").arg(&program)).unwrap();
+    expect(&session, Until::text("worker-up"));
+    assert!(!matches!(session.status().unwrap().activity, Activity::Stopped));
+    session.signal(termloom::Signal::Stop).unwrap();
+    expect(&session, Until::quiet(Duration::from_millis(100)));
+    let status = session.status().unwrap();
+    assert!(matches!(status.activity, Activity::Stopped), "{status}");
+    session.close().unwrap();
+}
+
 /// GNU screen with two windows: a password asked for in the first, hidden, while the program
 /// of the second, shown, handed its terminal to a process group that has ended since, so that
 /// no live process owns that terminal. The relay's judgement counted only the windows with a

@@ -327,7 +327,28 @@ pub(super) fn terminal_reader(
 #[cfg(feature = "testing")]
 pub(super) fn others_may_print(pgrp: i32, sid: i32) -> bool {
     let others = processes(None, |s| s.session == sid && s.pgrp != pgrp && has_live_threads(s));
-    others.iter().any(|p| !matches!(p.state, 'T' | 't') && !waits_for_child(p.pid))
+    others.iter().any(|p| !in_states(p, &['T', 't']) && !waits_for_child(p.pid))
+}
+
+/// Whether every live thread of process `stat` is in one of `states` (`T`, stopped): its
+/// stat's state, but for a process whose first thread ended alone (a zombie with live
+/// threads, see [`has_live_threads`]) the states of its other threads, from the thread look
+/// (`Z` is its first thread's). `false` when its threads cannot be listed or none is left.
+fn in_states(stat: &ProcStat, states: &[char]) -> bool {
+    if !(is_dead(stat) && has_live_threads(stat)) {
+        return states.contains(&stat.state);
+    }
+    let Ok(tids) = numeric_entries(&format!("/proc/{}/task", stat.pid)) else { return false };
+    let mut live = tids.into_iter().filter_map(|tid| {
+        match stat_of(&format!("/proc/{}/task/{tid}", stat.pid)) {
+            Err(Look::Gone) => None,
+            Ok(thread) => Some(thread.state),
+            Err(Look::NotSleeping(state)) => Some(state),
+            Err(_) => Some('?'),
+        }
+    });
+    let first = live.next();
+    first.is_some_and(|state| states.contains(&state)) && live.all(|s| states.contains(&s))
 }
 
 /// Whether process `pid` is blocked waiting for a child (`wait4`, `waitid`): a shell for
@@ -409,7 +430,7 @@ pub(super) fn group_wait(
         return InputWait::Unknown { reason: format!("no process in process group {pgrp}") };
     }
     let live: Vec<&ProcStat> = members.iter().filter(|m| has_live_threads(m)).collect();
-    if !live.is_empty() && live.iter().all(|m| m.state == 'T') {
+    if !live.is_empty() && live.iter().all(|m| in_states(m, &['T'])) {
         let names: Vec<String> = live.iter().map(|m| m.comm.clone()).collect();
         return InputWait::Stopped {
             reason: format!("process group {pgrp} ({}) is stopped", names.join(", ")),

@@ -57,7 +57,7 @@ pub(super) fn look(base: &str) -> Look {
 }
 
 /// The `stat` of the thread at `base` when it sleeps (state `S`), else what [`look`] finds.
-fn stat_of(base: &str) -> Result<ProcStat, Look> {
+pub(super) fn stat_of(base: &str) -> Result<ProcStat, Look> {
     let stat = match procfs::read_bytes(&format!("{base}/stat")) {
         Ok(data) => {
             parse_stat(&data).map_err(|err| Look::StatUnknown(format!("unparsable stat: {err}")))?
