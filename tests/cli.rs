@@ -1084,33 +1084,50 @@ fn record_writes_a_cast_that_asciinema_reads() {
 
 /// A recording whose file cannot be written any more (a FIFO whose reader went away after
 /// the header; a full disk is the same) is reported: `--json`'s `recording_error` has the
-/// error and a warning on stderr names the file. Before, the run said nothing.
+/// error, the human report says it on a line before the exit line, and a warning on stderr
+/// names the file. Before, the run said nothing (and then the human report said nothing).
 #[test]
 fn a_recording_that_cannot_be_written_is_reported() {
     let dir = common::TestDir::new("cli-recording-fails");
-    let fifo = dir.join("cast.fifo");
-    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
-    let reader = {
-        let fifo = fifo.clone();
-        std::thread::spawn(move || {
-            let mut header = String::new();
-            BufReader::new(std::fs::File::open(&fifo).unwrap()).read_line(&mut header).unwrap();
-            header
-        })
-    };
-    let cast = fifo.to_str().unwrap();
-    let script = "read x; seq 1 20000";
-    let steps = ["--wait-input", "--send", "\\n", "--wait-exit"];
-    let mut args = vec!["run", "--json", "--max-bytes", "100", "--record", cast];
-    args.extend(steps);
-    args.extend(["--", "sh", "-c", script]);
-    let output = termloom(&args);
-    assert!(reader.join().unwrap().starts_with("{\""), "the header was written");
-    assert!(output.status.success(), "{}", stderr(&output));
-    let report = json(&output);
-    let error = report["recording_error"].as_str().unwrap_or_default();
-    assert!(error.contains("Broken pipe"), "{}", report["recording_error"]);
-    assert!(stderr(&output).contains("cast.fifo"), "{}", stderr(&output));
+    for format in ["--json", "--human"] {
+        let fifo = dir.join(format!("cast{format}.fifo"));
+        assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+        let reader = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || {
+                let mut header = String::new();
+                let file = std::fs::File::open(&fifo).unwrap();
+                BufReader::new(file).read_line(&mut header).unwrap();
+                header
+            })
+        };
+        let cast = fifo.to_str().unwrap();
+        let script = "read x; seq 1 20000";
+        let steps = ["--wait-input", "--send", "\\n", "--wait-exit"];
+        let mut args = vec!["run", "--max-bytes", "100", "--record", cast];
+        args.extend((format == "--json").then_some(format));
+        args.extend(steps);
+        args.extend(["--", "sh", "-c", script]);
+        let output = termloom(&args);
+        assert!(reader.join().unwrap().starts_with("{\""), "the header was written");
+        assert!(output.status.success(), "{}", stderr(&output));
+        let named = format!("cast{format}.fifo");
+        assert!(stderr(&output).contains(&named), "{}", stderr(&output));
+        if format == "--json" {
+            let report = json(&output);
+            let error = report["recording_error"].as_str().unwrap_or_default();
+            assert!(error.contains("Broken pipe"), "{}", report["recording_error"]);
+            continue;
+        }
+        let report = String::from_utf8_lossy(&output.stdout).into_owned();
+        let mut last = report.lines().rev();
+        assert!(last.next().is_some_and(|line| line.starts_with("--- exit: ")), "{report}");
+        let said = last.next().unwrap_or_default();
+        assert!(
+            said.starts_with("--- recording failed, the file lacks the rest: Broken pipe"),
+            "{report}"
+        );
+    }
 }
 
 /// A recording that cannot be created is named as the cause, not the program.

@@ -3516,6 +3516,72 @@ fn transcript_waits_on_the_alternate_screen_are_refused_with_a_hint() {
     client.finish();
 }
 
+/// A session whose recording could not be written to its end (a FIFO whose reader went away
+/// after the header; a full disk is the same) says so in few bytes where a model reads a
+/// session's end and its status: terminal_close's result and terminal_list with the error
+/// (text and structured content), a read's status header in a few fixed bytes; a session
+/// whose recording is whole gets no word of it. Before, no tool said it: the model never
+/// learnt the recording lacked the rest of the session.
+#[test]
+fn a_recording_that_failed_is_said_by_the_tools() {
+    let dir = common::TestDir::new("mcp-recording-fails");
+    let fifo = dir.join("cast.fifo");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || {
+            // The header, then the reader goes away.
+            let mut header = String::new();
+            BufReader::new(std::fs::File::open(&fifo).unwrap()).read_line(&mut header).unwrap();
+            header
+        })
+    };
+    let engine = Engine::new(Config::default()).expect("engine starts");
+    let spec = termloom::SpawnSpec::new("sh").args(["-c", "read x; seq 1 20000"]).record(&fifo);
+    let session = engine.spawn(spec).unwrap();
+    assert!(reader.join().unwrap().starts_with("{\""), "the header was written");
+    let id = session.id().0;
+    drop(session);
+    let mut client = Client::serving(engine, ServeOptions::default());
+    client.initialize("2025-11-25");
+    client.notify("notifications/initialized", json!({}));
+    let whole = client.tool("terminal_start", json!({"argv": ["cat"], "input_wait": true}));
+    let whole = whole["session_id"].clone();
+    let sent = client.tool("terminal_send", json!({"session_id": id, "text": "\r", "exit": true}));
+    assert_eq!(sent["wait"]["outcome"], "exited", "{sent}");
+    // The close waits for the recording's writer: its error is known then.
+    let said = "recording failed: Broken pipe";
+    let closed = client.call("terminal_close", json!({"session_id": id}));
+    assert!(text(&closed).starts_with("[closed · ") && text(&closed).contains(said), "{closed}");
+    assert!(!text(&closed).contains("os error"), "few bytes: {closed}");
+    assert_eq!(closed["structuredContent"]["recording_error"], "Broken pipe", "{closed}");
+    // A read's status header says it in a few fixed bytes (terminal_list and terminal_close
+    // say why).
+    let read = client.call("terminal_read", json!({"session_id": id}));
+    let header = text(&read).lines().next().unwrap_or_default().to_owned();
+    assert!(header.ends_with(" · recording failed]"), "{header}");
+    let listed = client.call("terminal_list", json!({}));
+    let line = |of: &Value| {
+        let start = format!("session {of} ");
+        text(&listed).lines().find(|line| line.starts_with(&start)).unwrap_or_default().to_owned()
+    };
+    assert!(line(&json!(id)).contains(said), "{}", text(&listed));
+    assert!(!line(&whole).contains("recording"), "{}", text(&listed));
+    let entries = listed["structuredContent"]["sessions"].as_array().unwrap().clone();
+    let entry = |of: &Value| entries.iter().find(|e| e["session_id"] == *of).unwrap().clone();
+    assert_eq!(entry(&json!(id))["recording_error"], "Broken pipe", "{entries:?}");
+    assert_eq!(entry(&whole).get("recording_error"), None, "{entries:?}");
+    // A session whose recording is whole (or that is not recorded) gets no word of it.
+    let read = client.call("terminal_read", json!({"session_id": whole}));
+    assert!(!text(&read).contains("recording"), "{read}");
+    assert_eq!(read["structuredContent"].get("recording_error"), None, "{read}");
+    let closed = client.call("terminal_close", json!({"session_id": whole}));
+    assert!(!text(&closed).contains("recording"), "{closed}");
+    assert_eq!(closed["structuredContent"].get("recording_error"), None, "{closed}");
+    client.finish();
+}
+
 /// The default wait says which of its conditions ended it.
 #[test]
 fn the_default_wait_says_what_settled_it() {

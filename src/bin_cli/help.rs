@@ -209,7 +209,9 @@ Output:
       (the final screen)
       --- exit: STATUS ---
   The final screen is the one the program left, or, when termloom closed the
-  program, the screen just before closing it.
+  program, the screen just before closing it. A --record file that could not be
+  written to the end (a full disk) is said before the exit line:
+      --- recording failed, the file lacks the rest: ERROR ---
   With --json, stdout gets one JSON object instead:
       exit                  how the program ended: {"code": N} or {"signal": N}
       closed_by_termloom    true when termloom had to close the program

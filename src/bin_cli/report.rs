@@ -25,7 +25,8 @@ pub(super) struct Ending {
     /// Whether `--max-bytes` bounded the transcript.
     pub max_bytes_asked: bool,
     /// The error that stopped writing the recording (`--record`), if one did (the engine's
-    /// warning on stderr said it when it happened).
+    /// warning on stderr said it when it happened; the report says it again, before the exit
+    /// line).
     pub recording_error: Option<String>,
 }
 
@@ -75,6 +76,10 @@ impl Reporter {
         section("transcript", &transcript)?;
         section("screen", &ending.screen.to_string())?;
         let mut out = io::stdout().lock();
+        // (The warning on stderr said it when it happened; the report is what is read after.)
+        if let Some(error) = &ending.recording_error {
+            writeln!(out, "--- recording failed, the file lacks the rest: {error} ---")?;
+        }
         writeln!(out, "--- exit: {} ---", exit_text(ending))?;
         out.flush()
     }

@@ -13,7 +13,10 @@ use super::args::Args;
 use super::budget::{Budget, LABEL};
 use super::io::{interrupt_on_cancel, place};
 use super::progress::await_reply_unless_stopped;
-use super::render::{doing, exit_parts, push_block, status_json, under_header};
+use super::render::{
+    RECORDING_FAILED, doing, exit_parts, push_block, put_recording_error, recording_failed,
+    status_json, under_header,
+};
 use super::view::{
     Typed, View, ViewArgs, dropped_note, max_bytes, pager_prompt_ending, read_new, show,
 };
@@ -159,7 +162,17 @@ pub(crate) fn run(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         false => None,
     };
     let can_ask = !matches!(call.secrets, super::Secrets::Unavailable(_));
-    let ran = Ran { id: session.id(), new_session, closed, alternate, retained, can_ask };
+    // (A shell closed after its command has its recording all written, or its error known.)
+    let recording_failed = session.info().is_ok_and(|info| info.recording_error.is_some());
+    let ran = Ran {
+        id: session.id(),
+        new_session,
+        closed,
+        alternate,
+        retained,
+        can_ask,
+        recording_failed,
+    };
     // A command waiting in a pager on the primary screen (`git log`, through `less -FRX`)
     // left the caller's position on its prompt line, which the pager erases as it goes on:
     // noted as a read's is, so the next result does not say that line was redrawn.
@@ -209,12 +222,14 @@ struct Ran {
     retained: Option<(u64, u64)>,
     /// The client can ask its person (for a password: `secret=true`).
     can_ask: bool,
+    /// The session's recording's file lacks the rest of it.
+    recording_failed: bool,
 }
 
 /// Lays out `terminal_run`'s result within `budget`: the command takes its part, the end of
 /// the output the rest.
 fn run_result(ran: Ran, command: &str, result: &CommandResult, budget: &mut Budget) -> ToolOutput {
-    let Ran { id, new_session, closed, alternate, retained, can_ask } = ran;
+    let Ran { id, new_session, closed, alternate, retained, can_ask, recording_failed } = ran;
     let command = budget.label(command, LABEL, "command");
     let (output, omitted) = budget.end(&result.output, usize::MAX);
     // The command is not repeated: the model just wrote it (structuredContent carries it).
@@ -257,6 +272,9 @@ fn run_result(ran: Ran, command: &str, result: &CommandResult, budget: &mut Budg
             &mut text,
             "[the terminal was left on the alternate screen, whose text is not in the output]",
         );
+    }
+    if recording_failed {
+        push_block(&mut text, &format!("[{RECORDING_FAILED}: terminal_list says why]"));
     }
     let secs = result.duration.as_secs_f64();
     // A call that named its session is not told it again.
@@ -512,7 +530,12 @@ pub(crate) fn close(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
     let (output, cut) = Budget::new(call, max).end(unread.trim_end(), usize::MAX);
     let omitted = earlier + cut;
     let (exit_code, exit_signal) = exit_parts(Some(ended));
-    let mut text = format!("[closed · {how}]");
+    // Once closed, the recording is all written, or its error known.
+    let recording = session.info().ok().and_then(|info| info.recording_error);
+    let mut text = match &recording {
+        Some(error) => format!("[closed · {how} · {}]", recording_failed(error)),
+        None => format!("[closed · {how}]"),
+    };
     if let Some(note) = dropped_note(missed) {
         push_block(&mut text, &note);
     }
@@ -523,7 +546,7 @@ pub(crate) fn close(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         push_block(&mut text, "unread output:");
         push_block(&mut text, output);
     }
-    let structured = json!({
+    let mut structured = json!({
         "session_id": id.0,
         "exit_code": exit_code,
         "exit_signal": exit_signal,
@@ -531,6 +554,7 @@ pub(crate) fn close(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         "output": output,
         "output_omitted_bytes": omitted,
     });
+    put_recording_error(&mut structured, recording.as_deref());
     Ok(ToolOutput::new(text, structured))
 }
 
@@ -580,8 +604,12 @@ pub(crate) fn list(call: &Call, _args: &Args) -> Result<ToolOutput, ToolError> {
                 ago.as_secs_f64(),
             ),
         };
+        let line = match &info.recording_error {
+            Some(error) => format!("{line} · {}", recording_failed(error)),
+            None => line,
+        };
         push_block(&mut text, &line);
-        entries.push(json!({
+        let mut entry = json!({
             "session_id": info.id.0,
             "name": name,
             "pid": info.pid,
@@ -599,7 +627,9 @@ pub(crate) fn list(call: &Call, _args: &Args) -> Result<ToolOutput, ToolError> {
             "pending_waits": info.pending_waits,
             // (What the text's line says it does: waiting for keys, at the prompt.)
             "status": status_json(&info.status),
-        }));
+        });
+        put_recording_error(&mut entry, info.recording_error.as_deref());
+        entries.push(entry);
     }
     if sessions.is_empty() {
         text = "no sessions; start one with terminal_start".to_owned();
@@ -701,6 +731,7 @@ mod tests {
             alternate: false,
             retained,
             can_ask: false,
+            recording_failed: false,
         };
         let text =
             run_result(ran(Some((100, 2_100))), "seq", &result, &mut Budget::with_copies(4_000, 1))
@@ -751,6 +782,7 @@ mod tests {
                             alternate: true,
                             retained: Some((u64::MAX - 1, u64::MAX)),
                             can_ask: false,
+                            recording_failed: true,
                         },
                         &worst::string(500),
                         &result,

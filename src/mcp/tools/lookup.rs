@@ -63,8 +63,14 @@ pub(crate) fn lookup(
     };
     let status = session.status()?;
     let wait = waited.and_then(|w| w.line(Some(&status.activity)));
-    let mut text =
-        Header { started: None, status: &status, at: None, wait: wait.as_deref() }.render();
+    let mut text = Header {
+        started: None,
+        status: &status,
+        at: None,
+        wait: wait.as_deref(),
+        recording_failed: false,
+    }
+    .render();
     push_block(&mut text, &block);
     let mut output = ToolOutput::new(text, structured);
     if waited.is_some() {

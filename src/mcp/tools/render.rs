@@ -42,13 +42,13 @@ pub(crate) fn status_json(status: &Status) -> Value {
 /// foreground program is doing, and at the shell's prompt its last command's exit code, e.g.
 /// `[bash at the shell prompt · last exit 0]`.
 pub(crate) fn header(status: &Status) -> String {
-    Header { started: None, status, at: None, wait: None }.render()
+    Header { started: None, status, at: None, wait: None, recording_failed: false }.render()
 }
 
 /// A result's first line: the session when this call started it (a call that named its
 /// session is not told it again), what its foreground program is doing and where it waits,
-/// at the shell's prompt its last command's exit code, and what ended the call's wait; e.g.
-/// `[session 2 started · python3 waiting for keys at ">>>"]`,
+/// at the shell's prompt its last command's exit code, that its recording failed, and what
+/// ended the call's wait; e.g. `[session 2 started · python3 waiting for keys at ">>>"]`,
 /// `[python3 waiting for keys · settled after 0.05 s]`.
 pub(crate) struct Header<'a> {
     /// The session, when this call started it.
@@ -59,6 +59,8 @@ pub(crate) struct Header<'a> {
     pub at: Option<&'a str>,
     /// What ended the call's wait.
     pub wait: Option<&'a str>,
+    /// The session's recording's file lacks the rest of it ([`RECORDING_FAILED`]).
+    pub recording_failed: bool,
 }
 
 impl Header<'_> {
@@ -74,6 +76,9 @@ impl Header<'_> {
         let at_prompt = status.activity == Activity::AtPrompt;
         if let Some(code) = status.last_exit_code.filter(|_| at_prompt) {
             parts.push(format!("last exit {code}"));
+        }
+        if self.recording_failed {
+            parts.push(RECORDING_FAILED.to_owned());
         }
         parts.extend(self.wait.map(str::to_owned));
         format!("[{}]", parts.join(" · "))
@@ -101,6 +106,45 @@ pub(crate) fn doing(status: &Status, at: Option<&str>) -> String {
         Some(Process { name, within: Some(within), .. }) => format!("{name} in {within} {state}"),
         Some(process) => format!("{} {state}", process.name),
         None => state,
+    }
+}
+
+/// The most bytes of a recording's error [`recording_error`] keeps (an OS error's text is
+/// shorter: `No space left on device`).
+const RECORDING_ERROR_BYTES: usize = 60;
+
+/// What a result's status header says of a session whose recording's file lacks the rest of
+/// it ([`SessionInfo::recording_error`](crate::SessionInfo::recording_error)): a few fixed
+/// bytes, in every result that shows the session; `terminal_close` and `terminal_list` say why.
+pub(crate) const RECORDING_FAILED: &str = "recording failed";
+
+/// Why a session's recording's file lacks the rest of it, in few bytes for a result: the OS
+/// error's number left out (`No space left on device`), plain text (a control character,
+/// quote or backslash, which no OS error holds, as `?`), at most [`RECORDING_ERROR_BYTES`].
+pub(crate) fn recording_error(error: &str) -> String {
+    let error = match error.rsplit_once(" (os error ") {
+        Some((text, number))
+            if number.trim_end_matches(')').bytes().all(|b| b.is_ascii_digit()) =>
+        {
+            text
+        }
+        _ => error,
+    };
+    let error = &error[..error.floor_char_boundary(RECORDING_ERROR_BYTES)];
+    error.chars().map(|c| if c.is_control() || c == '"' || c == '\\' { '?' } else { c }).collect()
+}
+
+/// What a session's line says of its failed recording: `recording failed: No space left on
+/// device` (see [`recording_error`]).
+pub(crate) fn recording_failed(error: &str) -> String {
+    format!("{RECORDING_FAILED}: {}", recording_error(error))
+}
+
+/// Puts a recording's `error`, if there is one, in a result's structured content as
+/// `recording_error` (see [`recording_error`]); without one the field is left out.
+pub(crate) fn put_recording_error(structured: &mut Value, error: Option<&str>) {
+    if let Some(error) = error {
+        structured["recording_error"] = json!(recording_error(error));
     }
 }
 
@@ -138,7 +182,13 @@ mod tests {
         };
         // The shell's last exit code is no news while another program runs.
         assert_eq!(header(&status), "[python3 waiting for input]");
-        let started = Header { started: Some(SessionId(3)), status: &status, at: None, wait: None };
+        let started = Header {
+            started: Some(SessionId(3)),
+            status: &status,
+            at: None,
+            wait: None,
+            recording_failed: false,
+        };
         assert_eq!(started.render(), "[session 3 started · python3 waiting for input]");
         // A program in a multiplexer's pane that its server reads for says so.
         let vim = Process { pid: 1300, name: "vim".into(), within: Some("tmux".into()) };
@@ -153,5 +203,15 @@ mod tests {
         assert_eq!(header(&prompt), "[bash at the shell prompt · last exit 0]");
         let exited = Status { activity: Activity::Exited(crate::ExitStatus::Code(7)), ..prompt };
         assert_eq!(header(&exited), "[bash exited (exit code 7)]");
+        // A recording that failed is said in few bytes, the OS error's number left out.
+        let failed =
+            Header { started: None, status: &exited, at: None, wait: None, recording_failed: true };
+        assert_eq!(failed.render(), "[bash exited (exit code 7) · recording failed]");
+        // Its reason, where one is given, in few bytes: the OS error's number left out.
+        let full = recording_failed("No space left on device (os error 28)");
+        assert_eq!(full, "recording failed: No space left on device");
+        assert_eq!(recording_error("odd (os error x)"), "odd (os error x)");
+        assert_eq!(recording_error("a\u{1b}[31m\"b\\"), "a?[31m?b?");
+        assert_eq!(recording_error(&"é".repeat(100)).len(), 60);
     }
 }

@@ -521,6 +521,8 @@ struct Reading {
     /// The rows below the cursor no line read holds, the first's number, and whether they are
     /// those the caller was shown last (see [`below_cursor`]): then they are not repeated.
     below: Option<(u16, String, bool)>,
+    /// The session's recording's file lacks the rest of it (the header says so).
+    recording_failed: bool,
 }
 
 /// Builds the result of a reading tool: the header (saying whether this call `started` the
@@ -728,6 +730,7 @@ pub(crate) fn show(
         cursor_row,
         unshown,
         below,
+        recording_failed: info.recording_error.is_some(),
     };
     let (mut output, mut screen_whole) =
         layout(&reading, args.view, Budget::new(call, args.max_bytes), wait, started);
@@ -1000,6 +1003,7 @@ fn layout(
         status: &reading.new.status,
         at: prompt.as_deref(),
         wait: waited.as_deref(),
+        recording_failed: reading.recording_failed,
     }
     .render();
     // (Only with the line: a line cleared since, such as a pager's ":" on its way out, has
@@ -1195,6 +1199,7 @@ mod tests {
             cursor_row: Some((worst::string(100), worst::string(100))),
             unshown: Some((u64::MAX - 1, u64::MAX)),
             below: Some((u16::MAX, worst::string(3000), false)),
+            recording_failed: true,
         }
     }
 
