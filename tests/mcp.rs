@@ -3516,6 +3516,39 @@ fn transcript_waits_on_the_alternate_screen_are_refused_with_a_hint() {
     client.finish();
 }
 
+/// terminal_start whose wait is refused once its program runs (prompt=true on a program that
+/// marks no prompts: whether it marks them is known only once it runs) returns the session
+/// it started, running, with the refusal beside it and the default wait done instead. Before,
+/// the call failed with "...; nothing was sent" and closed the program under it: a model
+/// read that nothing had happened and started it again.
+#[test]
+fn a_start_whose_wait_is_refused_returns_the_running_session() {
+    let mut client = Client::initialized("2025-11-25");
+    let started = client.call("terminal_start", json!({"argv": ["cat"], "prompt": true}));
+    let shown = text(&started);
+    assert_eq!(started["isError"], false, "{shown}");
+    let result = &started["structuredContent"];
+    let id = result["session_id"].clone();
+    assert!(shown.starts_with(&format!("[session {id} started · cat ")), "{shown}");
+    assert!(shown.contains("prompt can never hold"), "{shown}");
+    assert!(shown.contains(&format!("session {id} runs")), "{shown}");
+    assert!(!shown.contains("nothing was sent"), "{shown}");
+    assert_eq!(result["wait_refused"], true, "{result}");
+    assert_eq!(result["wait"]["default"], true, "the default wait was done: {result}");
+    // It runs and takes input.
+    let sent = client.tool(
+        "terminal_send",
+        json!({"session_id": id, "text": "still here\r", "for_text": "still here"}),
+    );
+    assert_eq!(sent["wait"]["outcome"], "matched", "{sent}");
+    // A start whose wait holds says nothing of a refusal.
+    let other = client.tool("terminal_start", json!({"argv": ["cat"], "input_wait": true}));
+    assert_eq!(other.get("wait_refused"), None, "{other}");
+    client.tool("terminal_close", json!({"session_id": id}));
+    client.tool("terminal_close", json!({"session_id": other["session_id"]}));
+    client.finish();
+}
+
 /// A session whose recording could not be written to its end (a FIFO whose reader went away
 /// after the header; a full disk is the same) says so in few bytes where a model reads a
 /// session's end and its status: terminal_close's result and terminal_list with the error

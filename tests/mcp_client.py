@@ -386,6 +386,14 @@ async def scenario(checks: Checks, label: str, client, expect_version: str, work
     check("missing session_id is an isError result", result.is_error and "session_id" in text_of(result), text_of(result))
     result = await client.call_tool("terminal_start", {"argv": ["vim"], "colour": "red"})
     check("unknown argument is named", result.is_error and "colour" in text_of(result), text_of(result))
+    # A start whose wait is refused once its program runs (cat marks no prompts) returns the
+    # session it started, running, not an error that reads as if nothing had started.
+    result = await client.call_tool("terminal_start", {"argv": ["cat"], "prompt": True})
+    refused = result.structured_content or {}
+    said = f"session {refused.get('session_id')} runs"
+    check("a refused start wait names the running session", not result.is_error and refused.get("wait_refused") is True and said in text_of(result), text_of(result))
+    if "pid" in refused:
+        pids.append(refused["pid"])
     try:
         await client.call_tool("terminal_teleport", {})
         check("unknown tool is a protocol error", False, "no error")
@@ -425,7 +433,7 @@ async def scenario(checks: Checks, label: str, client, expect_version: str, work
             check(f"session {entry['session_id']} closed", "closed" in text_of(closed), text_of(closed))
     listed = await tool("terminal_list", {})
     states = [s["state"] for s in listed.structured_content["sessions"]]
-    check("no session runs", "running" not in states and len(states) == 4, states)
+    check("no session runs", "running" not in states and len(states) == 5, states)
 
 
 async def connect_and_run(checks: Checks, label: str, server_cmd: list[str], mode: str, hostile: bool, workdir: str) -> None:

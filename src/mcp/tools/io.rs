@@ -11,6 +11,7 @@ use crate::{
 use super::args::Args;
 use super::catalog::MOUSE_ACTIONS;
 use super::lookup;
+use super::render::under_header;
 use super::view::{Typed, show, view_args};
 use super::waits::{self, DefaultWait};
 use super::{Call, SessionInput, ToolError, ToolOutput};
@@ -36,12 +37,25 @@ pub(crate) fn start(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         claim.bind(session.id());
     }
     let shown = (|| {
-        let report = plan.as_ref().map(|plan| waits::run(call, &session, plan)).transpose()?;
+        let waited = plan.as_ref().map(|plan| waits::run_started(call, &session, plan));
+        let (report, refused) = waited.transpose()?.unzip();
         if call.cancel.is_cancelled() {
             return Err(ToolError::cancelled());
         }
         let mut output = show(call, &session, view, report.as_ref(), true)?;
         output.started = Some(session.id());
+        // The session runs whatever its wait: a refused wait is said beside it, not as the
+        // call's failure, which would read as if nothing had started.
+        if let Some(why) = refused.flatten() {
+            let id = session.id();
+            under_header(
+                &mut output.text,
+                &format!(
+                    "[the wait asked for was refused, the default one done instead: {why}; session {id} runs (wait on it with terminal_read): do not start it again]"
+                ),
+            );
+            output.structured["wait_refused"] = serde_json::json!(true);
+        }
         if let Some(path) = session.info().ok().and_then(|info| info.recording) {
             output.text.push_str(&format!("[recording to {}]\n", path.display()));
             output.structured["recording"] = serde_json::json!(path);

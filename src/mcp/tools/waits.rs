@@ -361,6 +361,26 @@ pub(crate) fn run_after(
     })
 }
 
+/// [`run`] for the wait of a call that started `session` (`terminal_start`). A wait that
+/// cannot hold ([`check`]) does not undo the start: the default wait ([`Plan::settle`], within
+/// the wait's timeout) is done instead, and why the asked-for one was refused comes back
+/// beside its report, for the result to say beside the session it started. (Refused as an
+/// error, "nothing was sent", it read as if nothing had happened, though the program ran:
+/// a model would start it again.)
+pub(crate) fn run_started(
+    call: &Call,
+    session: &Session,
+    plan: &Plan,
+) -> crate::Result<(Report, Option<String>)> {
+    match refusal(plan, session)? {
+        None => Ok((wait(call, session, plan)?, None)),
+        Some(why) => {
+            let settle = Plan::settle(call.engine.config(), plan.timeout);
+            Ok((wait(call, session, &settle)?, Some(why)))
+        }
+    }
+}
+
 /// Waits for `plan` on `session` until it holds, the session ends, the timeout passes or the
 /// call is cancelled (the cancellation ends the engine's wait at once; nothing polls).
 pub(crate) fn run(call: &Call, session: &Session, plan: &Plan) -> crate::Result<Report> {
