@@ -473,6 +473,66 @@ fn another_user_is_refused() {
     assert!(server.ok(&["list"]).contains("sleep"), "the session is intact");
 }
 
+/// A client talks only to a server of its own user (or root's): another user who made the
+/// socket's directory first (`termloom-UID` in a shared temporary directory, where
+/// `$XDG_RUNTIME_DIR` is unset) and listened there was sent every command, `--env` value and
+/// text typed, and its answers were taken for the server's: a session started there ran as
+/// that user.
+#[test]
+fn a_server_of_another_user_is_not_talked_to() {
+    if !rustix::process::geteuid().is_root() || !common::installed("setpriv", None) {
+        assert!(std::env::var_os("CI").is_none(), "CI runs as root with setpriv");
+        eprintln!("skipped: needs root and setpriv to act as nobody");
+        return;
+    }
+    let dir = common::TestDir::new("server-test");
+    let nobody = rustix::process::Uid::from_raw(65534);
+    rustix::fs::chown(&*dir, Some(nobody), Some(rustix::process::Gid::from_raw(65534))).unwrap();
+    let socket = dir.join("s");
+    let as_nobody = |args: &[&str]| {
+        let mut command = Command::new("setpriv");
+        command.args(["--reuid=65534", "--regid=65534", "--clear-groups", TERMLOOM]).args(args);
+        command.arg("--socket").arg(&socket);
+        command
+    };
+    let mut theirs = as_nobody(&["server", "--idle-exit", "never"])
+        .stdin(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut log = BufReader::new(theirs.stderr.take().unwrap());
+    let mut line = String::new();
+    log.read_line(&mut line).unwrap();
+    assert!(line.contains("listening on"), "nobody's server did not start: {line}");
+    std::thread::spawn(move || std::io::copy(&mut log, &mut std::io::sink()));
+    // Killed however the test ends.
+    let theirs = TestServer { child: theirs, socket: socket.clone(), dir: None };
+    let started = cli(&socket, &["start", "--env", "TOKEN=s3cret", "--", "sh", "-c", "exec cat"]);
+    assert_eq!(started.status.code(), Some(1), "{}", describe(&started));
+    let stderr = String::from_utf8_lossy(&started.stderr);
+    assert!(
+        stderr.contains("runs as uid 65534") && stderr.contains("nothing was sent"),
+        "{stderr}"
+    );
+    let listed = cli(&socket, &["list", "--json"]);
+    let error: Value = serde_json::from_slice(&listed.stdout).unwrap();
+    assert_eq!(error["error"]["kind"], "server", "{}", describe(&listed));
+    // An MCP host's proxy does not relay to it either.
+    let proxy = Command::new(TERMLOOM)
+        .args(["mcp", "--server", "--socket"])
+        .arg(&socket)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(proxy.status.code(), Some(1), "{}", describe(&proxy));
+    assert!(String::from_utf8_lossy(&proxy.stderr).contains("runs as uid 65534"));
+    // Nothing reached it: its own user finds no session there.
+    let own = as_nobody(&["list", "--json"]).output().unwrap();
+    let own: Value = serde_json::from_slice(&own.stdout).unwrap();
+    assert_eq!(own["sessions"], json!([]), "{own}");
+    drop(theirs);
+}
+
 #[test]
 fn bad_requests_close_their_connection_only() {
     let server = TestServer::start(&["--max-connections", "8"]);

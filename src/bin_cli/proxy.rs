@@ -35,7 +35,7 @@ const INTERNAL_ERROR: i64 = -32603;
 pub(super) fn run(target: &Target) -> ExitCode {
     let stream = match target
         .connect_or_start()
-        .and_then(|_| UnixStream::connect(&target.socket).map_err(|e| e.to_string()))
+        .and_then(|_| termloom::server::connect(&target.socket).map_err(|e| e.to_string()))
     {
         Ok(stream) => stream,
         Err(message) => {

@@ -77,11 +77,11 @@ pub struct Client {
 }
 
 impl Client {
-    /// Connects to the server listening on `socket`; a path too long for a socket is an
+    /// Connects to the server listening on `socket`, refusing one another user runs (see
+    /// [`super::connect`]); a path too long for a socket is an
     /// [`io::ErrorKind::InvalidInput`] error that says so ([`super::check_socket_path`]).
     pub fn connect(socket: &Path) -> io::Result<Client> {
-        super::check_socket_path(socket)?;
-        let stream = UnixStream::connect(socket)?;
+        let stream = super::connect(socket)?;
         let reader = BufReader::new(stream.try_clone()?);
         let sender = Sender { stream: Arc::new(stream), next_id: Arc::new(AtomicU64::new(1)) };
         Ok(Client { reader, sender, initialized: false })

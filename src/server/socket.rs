@@ -273,6 +273,34 @@ pub(crate) fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
     PathBuf::from(name)
 }
 
+/// Connects to the server listening on `socket`, refusing one that another user runs, before
+/// anything is sent to it: a socket in a directory another user made (`termloom-UID` in a
+/// shared temporary directory, made before this user's first server) would otherwise hand
+/// them every command, text typed and `--env` value, and let them forge every answer. The
+/// server's process must run as this user or as root, as the server checks its clients
+/// (`SO_PEERCRED`); a refusal is an [`io::ErrorKind::PermissionDenied`] error that names
+/// its uid. A path too long for a socket is an [`io::ErrorKind::InvalidInput`] error
+/// ([`check_socket_path`]).
+pub fn connect(socket: &Path) -> io::Result<UnixStream> {
+    check_socket_path(socket)?;
+    let stream = UnixStream::connect(socket)?;
+    let ours = rustix::process::getuid().as_raw();
+    match peer_uid(&stream) {
+        Ok(uid) if uid == ours || uid == 0 => Ok(stream),
+        Ok(uid) => Err(io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            format!(
+                "the server listening on {} runs as uid {uid}, not as this user (uid {ours}) or root: it could read what is sent to it and forge its answers, so nothing was sent; remove that socket (or the directory holding it, if another user made it) or use another socket (-L NAME, --socket PATH)",
+                socket.display()
+            ),
+        )),
+        Err(why) => Err(io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            format!("cannot tell whose server listens on {}: {why}", socket.display()),
+        )),
+    }
+}
+
 /// Whether the peer of `stream` may use this server: the same user, or root. `Err` says who
 /// it is.
 pub(crate) fn check_peer(stream: &UnixStream) -> Result<(), String> {
