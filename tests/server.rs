@@ -453,6 +453,37 @@ fn a_link_in_place_of_the_log_or_the_lock_is_not_followed() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// Only a stale socket is replaced: a file of the user's named as the socket by mistake
+/// (`--socket notes.txt`, or `$TERMLOOM_SOCKET` set to it) was taken for a dead server's
+/// socket and removed, by `termloom server` and by the first `termloom start`, which starts
+/// one. Neither removes it now, nor a link there, and each says why.
+#[test]
+fn a_file_in_the_sockets_place_is_not_removed() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = socket_dir();
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).unwrap();
+    let notes = dir.join("notes.txt");
+    std::fs::write(&notes, "precious\n").unwrap();
+    let refused = Command::new(TERMLOOM)
+        .args(["server", "--idle-exit", "0", "--socket"])
+        .arg(&notes)
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(1), "{}", describe(&refused));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("is not a socket"));
+    let refused = cli(&notes, &["start", "--", "true"]);
+    assert_eq!(refused.status.code(), Some(1), "{}", describe(&refused));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("is not a socket"));
+    assert_eq!(std::fs::read_to_string(&notes).unwrap(), "precious\n");
+    let link = dir.join("link");
+    std::os::unix::fs::symlink(&notes, &link).unwrap();
+    let refused = cli(&link, &["start", "--", "true"]);
+    assert_eq!(refused.status.code(), Some(1), "{}", describe(&refused));
+    assert!(link.is_symlink(), "the link is left");
+    assert_eq!(std::fs::read_to_string(&notes).unwrap(), "precious\n");
+}
+
 #[test]
 fn another_user_is_refused() {
     if !rustix::process::geteuid().is_root() || !common::installed("setpriv", None) {

@@ -219,8 +219,19 @@ pub(crate) fn bind(path: &Path) -> io::Result<Bound> {
         ));
     }
     // The lock is ours, so whatever socket is there belongs to a server that is gone, unless
-    // something that does not take the lock answers on it.
-    if fs::symlink_metadata(path).is_ok() {
+    // something that does not take the lock answers on it. Anything else there (a file
+    // named with --socket by mistake, a link) is no socket of a server's, and is left alone.
+    if let Ok(meta) = fs::symlink_metadata(path) {
+        use std::os::unix::fs::FileTypeExt;
+        if !meta.file_type().is_socket() {
+            return Err(io::Error::new(
+                io::ErrorKind::AlreadyExists,
+                format!(
+                    "{} is not a socket, so no server's (termloom replaces only a stale socket); name another path for the socket, or remove it if it is no longer needed",
+                    path.display()
+                ),
+            ));
+        }
         if UnixStream::connect(path).is_ok() {
             return Err(io::Error::new(
                 io::ErrorKind::AddrInUse,
