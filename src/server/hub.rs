@@ -541,14 +541,16 @@ impl Connection {
         };
         if takeover {
             let mut holders = lock(&self.hub.holders);
-            match holders.get(&id) {
-                Some(&holder) if holder != self.number => {
-                    return responder.error(&invalid(format!(
-                        "session {id} is already held by another person; attach without --takeover to watch it"
-                    )));
-                }
-                _ => holders.insert(id, self.number),
-            };
+            if holders.get(&id).is_some_and(|holder| *holder != self.number) {
+                // Answered without the table held: the answer waits for room in this
+                // connection's queue, which a client that reads nothing never makes, and every
+                // connection's calls, attachments and end look at the table.
+                drop(holders);
+                return responder.error(&invalid(format!(
+                    "session {id} is already held by another person; attach without --takeover to watch it"
+                )));
+            }
+            holders.insert(id, self.number);
             // (A session that ends meanwhile needs no note.)
             let _ = session.set_held_by_person(true);
         }
@@ -858,6 +860,58 @@ mod tests {
         assert_eq!(hub.holder(SessionId(2)), None);
         assert_eq!(hub.holder(SessionId(3)), Some(8));
         hub.engine.shutdown();
+    }
+
+    /// A refused takeover's answer waits for room in its connection's queue, which a client
+    /// that reads nothing never makes: it waited holding the server's table of held sessions,
+    /// so every other connection's typing call (each looks there), attachment and end waited
+    /// too, for as long as that client lived.
+    #[test]
+    fn a_refused_takeover_waits_for_its_answer_without_the_holders_table() {
+        let engine = Engine::new(crate::Config::default()).unwrap();
+        let session = engine.spawn(crate::SpawnSpec::new("cat")).unwrap();
+        let hub = Hub::new(engine.clone(), ServerOptions::default());
+        // Another connection (7) holds the session.
+        lock(&hub.holders).insert(session.id(), 7);
+        // This connection's client reads nothing: its writer is stuck on a full socket with a
+        // message bigger than the socket takes, and its queue (one byte) is full behind it.
+        let (output, client) = UnixStream::pair().unwrap();
+        let (outbox, writer) = crate::mcp::outbox::Writer::start(output, 1).unwrap();
+        outbox.send(format!("\"{}\"", "x".repeat(4 << 20)));
+        let connection = Connection {
+            hub: hub.clone(),
+            number: 8,
+            peer: Peer::Connection(8),
+            caller: Mutex::new(Arc::new(Caller::sharing(
+                hub.names.clone(),
+                hub.input.clone(),
+                &hub.screens,
+            ))),
+            client: Mutex::new("connection-8".into()),
+            ended: Arc::default(),
+            attached: Arc::default(),
+            gone: Arc::default(),
+            mcp_host: AtomicBool::new(false),
+        };
+        let params = json!({"session": session.id().0, "takeover": true});
+        let params = params.as_object().unwrap().clone();
+        let refusing = std::thread::spawn(move || {
+            let responder = Responder::direct(Id::null(), outbox.clone());
+            connection.attach(&params, responder, &outbox);
+        });
+        // Another connection looks at the table meanwhile, as a typing call's admission does.
+        let (looked, look) = crossbeam_channel::bounded(1);
+        let looking = hub.clone();
+        let id = session.id();
+        std::thread::spawn(move || looked.send(looking.holder(id)));
+        let holder = look.recv_timeout(Duration::from_secs(10));
+        // The client leaves: the writer's write fails, and the refusal's answer goes nowhere.
+        drop(client);
+        refusing.join().unwrap();
+        writer.finish();
+        assert_eq!(holder, Ok(Some(7)), "the table was held while the refusal waited");
+        assert_eq!(hub.holder(id), Some(7), "the refused takeover took nothing");
+        engine.shutdown();
     }
 
     #[test]
