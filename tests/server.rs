@@ -376,6 +376,25 @@ fn sigkill_leaves_no_session_behind_and_the_stale_socket_is_replaced() {
     assert!(!list.contains("sleep"), "a new server, no sessions: {list}");
 }
 
+/// A server removes only its own socket: once its socket and lock were removed (the runtime
+/// directory cleaned at logout) and another server listened at the same path, the first
+/// one's end removed the second's socket, whose sessions no client could reach any more (and
+/// which never idled out, having sessions).
+#[test]
+fn a_server_that_stops_leaves_another_servers_socket() {
+    let mut first = TestServer::start(&[]);
+    std::fs::remove_file(&first.socket).unwrap();
+    let mut lock = first.socket.as_os_str().to_owned();
+    lock.push(".lock");
+    std::fs::remove_file(lock).unwrap();
+    let second = TestServer::start_at(first.socket.clone(), &[]);
+    second.ok(&["start", "--name", "kept", "--", "cat"]);
+    assert!(first.terminate().success());
+    assert!(second.ok(&["list"]).contains("kept"), "the second server is reachable");
+    drop(second);
+    drop(first);
+}
+
 #[test]
 fn a_second_server_on_a_live_socket_refuses_to_start() {
     let server = TestServer::start(&[]);

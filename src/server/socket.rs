@@ -185,11 +185,20 @@ pub(crate) struct Bound {
     /// The id the last server on this socket would have given next, which this one starts
     /// from (1 for the first server).
     pub first_id: u64,
+    /// The device and inode of the socket's file, to remove only that file when done.
+    file: (u64, u64),
 }
 
 impl Drop for Bound {
+    /// Removes the socket, if it is still this server's: once its file and lock were removed
+    /// (the runtime directory cleaned at logout), another server may listen at the same path,
+    /// and its socket is left to it.
     fn drop(&mut self) {
-        let _ = fs::remove_file(&self.path);
+        let ours = fs::symlink_metadata(&self.path)
+            .is_ok_and(|meta| (meta.dev(), meta.ino()) == self.file);
+        if ours {
+            let _ = fs::remove_file(&self.path);
+        }
     }
 }
 
@@ -243,9 +252,12 @@ pub(crate) fn bind(path: &Path) -> io::Result<Bound> {
     }
     let first_id = recorded_next_id(&lock);
     let listener = UnixListener::bind(path).map_err(|e| context(e, "listening on", path))?;
+    let meta = fs::symlink_metadata(path).map_err(|e| context(e, "checking", path))?;
+    let bound =
+        Bound { listener, path: path.to_owned(), lock, first_id, file: (meta.dev(), meta.ino()) };
     fs::set_permissions(path, fs::Permissions::from_mode(0o600))
         .map_err(|e| context(e, "making private", path))?;
-    Ok(Bound { listener, path: path.to_owned(), lock, first_id })
+    Ok(bound)
 }
 
 /// The next session id the lock file records (see [`record_next_id`]): 1 when it records
