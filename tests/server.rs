@@ -114,6 +114,25 @@ impl Drop for TestServer {
     }
 }
 
+/// A socket directory of the test's own, made private (0700), as a server makes its own.
+fn private_dir() -> common::TestDir {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = socket_dir();
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).unwrap();
+    dir
+}
+
+/// Runs `termloom server --idle-exit 0 --socket SOCKET` to its end (a server that starts
+/// exits at once, having nothing to serve).
+fn server_once(socket: &Path) -> Output {
+    Command::new(TERMLOOM)
+        .args(["server", "--idle-exit", "0", "--socket"])
+        .arg(socket)
+        .output()
+        .unwrap()
+}
+
 fn cli(socket: &Path, args: &[&str]) -> Output {
     cli_in(Path::new("."), socket, args)
 }
@@ -419,11 +438,7 @@ fn the_socket_and_its_directory_are_private() {
     let shared = socket_dir();
     std::fs::create_dir_all(&shared).unwrap();
     std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o1777)).unwrap();
-    let refused = Command::new(TERMLOOM)
-        .args(["server", "--idle-exit", "0", "--socket"])
-        .arg(shared.join("s"))
-        .output()
-        .unwrap();
+    let refused = server_once(&shared.join("s"));
     assert!(!refused.status.success(), "{}", describe(&refused));
     assert!(String::from_utf8_lossy(&refused.stderr).contains("other users may write"));
     let refused = cli(&shared.join("s"), &["start", "--", "true"]);
@@ -440,10 +455,7 @@ fn the_socket_and_its_directory_are_private() {
 /// write to) is refused, and the file it points to is left alone.
 #[test]
 fn a_link_in_place_of_the_log_or_the_lock_is_not_followed() {
-    use std::os::unix::fs::PermissionsExt;
-    let dir = socket_dir();
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).unwrap();
+    let dir = private_dir();
     let victim = dir.join("victim");
     std::fs::write(&victim, "untouched\n").unwrap();
     let socket = dir.join("s");
@@ -457,11 +469,7 @@ fn a_link_in_place_of_the_log_or_the_lock_is_not_followed() {
     );
     std::fs::remove_file(dir.join("s.log")).unwrap();
     std::os::unix::fs::symlink(&victim, dir.join("s.lock")).unwrap();
-    let refused = Command::new(TERMLOOM)
-        .args(["server", "--idle-exit", "0", "--socket"])
-        .arg(&socket)
-        .output()
-        .unwrap();
+    let refused = server_once(&socket);
     assert!(!refused.status.success(), "{}", describe(&refused));
     assert!(
         String::from_utf8_lossy(&refused.stderr).contains("lock file"),
@@ -478,17 +486,10 @@ fn a_link_in_place_of_the_log_or_the_lock_is_not_followed() {
 /// one. Neither removes it now, nor a link there, and each says why.
 #[test]
 fn a_file_in_the_sockets_place_is_not_removed() {
-    use std::os::unix::fs::PermissionsExt;
-    let dir = socket_dir();
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).unwrap();
+    let dir = private_dir();
     let notes = dir.join("notes.txt");
     std::fs::write(&notes, "precious\n").unwrap();
-    let refused = Command::new(TERMLOOM)
-        .args(["server", "--idle-exit", "0", "--socket"])
-        .arg(&notes)
-        .output()
-        .unwrap();
+    let refused = server_once(&notes);
     assert_eq!(refused.status.code(), Some(1), "{}", describe(&refused));
     assert!(String::from_utf8_lossy(&refused.stderr).contains("is not a socket"));
     let refused = cli(&notes, &["start", "--", "true"]);
