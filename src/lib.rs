@@ -44,7 +44,9 @@ mod input;
 pub mod mcp;
 /// The model-facing terminal tools as a library call (see [`tools::Toolbox`]).
 pub mod tools {
-    pub use crate::mcp::tools::toolbox::{ToolCancel, ToolDefinition, ToolResult, Toolbox};
+    pub use crate::mcp::tools::toolbox::{
+        DEFAULT_MAX_QUEUED_CALLS, ToolCancel, ToolDefinition, ToolResult, Toolbox,
+    };
 
     /// The longest wait a tool call may ask for (`timeout_ms`, `quiet_ms`...), in
     /// milliseconds: an hour. A longer one is refused, naming this bound.

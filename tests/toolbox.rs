@@ -636,37 +636,59 @@ fn a_panic_in_a_tool_fails_its_call_alone() {
     assert!(!sent.is_error, "{}", sent.text);
 }
 
-/// `call_async` calls past `Toolbox::max_concurrent_calls` get no thread of their own: as
-/// many more wait for a running one to end, the rest are refused at once with code `busy`.
-/// Measured before the bound: 2,000 dropped calls peaked at 1,901 threads.
+/// `call_async` calls past `Toolbox::max_concurrent_calls` get no thread of their own: up to
+/// `Toolbox::max_queued_calls` more (32 by default) wait for a running one to end, the rest
+/// are refused at once with code `busy`. Measured before the bound: 2,000 dropped calls
+/// peaked at 1,901 threads.
 #[test]
 fn calls_as_futures_are_bounded_in_threads() {
-    let limit = 4;
-    let toolbox = Toolbox::new(engine()).max_concurrent_calls(limit);
+    taken_and_refused(Toolbox::new(engine()).max_concurrent_calls(4), 4, 32, 200);
+}
+
+/// The calls waiting for a thread are a bound of their own, set apart from the threads': with
+/// 2 threads and a queue of 5, 7 calls are taken and the next is refused `busy`; with a queue
+/// of 0, every call past those running is. The queue was as long as the threads' limit,
+/// whatever the host needed.
+#[test]
+fn calls_waiting_for_a_thread_have_a_bound_of_their_own() {
+    let engine = engine();
+    for (limit, queue) in [(2, 5), (3, 0)] {
+        let toolbox =
+            Toolbox::new(engine.clone()).max_queued_calls(queue).max_concurrent_calls(limit);
+        taken_and_refused(toolbox, limit, queue, limit + queue + 1);
+    }
+}
+
+/// Makes `calls` `call_async` calls on `toolbox`, whose limits are `limit` threads and `queue`
+/// calls waiting, each waiting long for text that never comes: the first `limit + queue` are
+/// taken (pending), the rest refused `busy` at once, and no more than `limit` threads run.
+fn taken_and_refused(toolbox: Toolbox, limit: usize, queue: usize, calls: usize) {
     let started = toolbox.call("terminal_start", &json!({"argv": ["cat"], "input_wait": true}));
     assert!(!started.is_error, "{}", started.text);
     let id = started.structured.unwrap()["session_id"].clone();
     let before = tool_call_threads();
     let arguments = json!({"session_id": id, "for_text": "never", "timeout_ms": 600000});
-    let calls: Vec<_> = (0..200).map(|_| toolbox.call_async("terminal_read", &arguments)).collect();
+    let made: Vec<_> =
+        (0..calls).map(|_| toolbox.call_async("terminal_read", &arguments)).collect();
     // (Another test of this file may run a call of its own meanwhile: a few threads more.)
     let threads = tool_call_threads();
     assert!(threads <= before + limit + 3, "{threads} threads for {limit} calls");
     let mut pending = 0;
     let mut busy = 0;
-    for call in calls {
+    for call in made {
         // A call that runs or waits is not ready (and is dropped, so cancelled, here).
         match futures::FutureExt::now_or_never(call) {
             None => pending += 1,
             Some(result) => {
                 let result = result.unwrap();
                 assert_eq!(result.error_code.as_deref(), Some("busy"), "{}", result.text);
-                assert!(result.text.contains("4 tool calls"), "{}", result.text);
+                let said = format!("running {limit} tool calls, and {queue} more wait");
+                assert!(result.text.contains(&said), "{}", result.text);
                 busy += 1;
             }
         }
     }
-    assert_eq!((pending, busy), (2 * limit, 200 - 2 * limit));
+    assert_eq!((pending, busy), (limit + queue, calls - limit - queue), "{limit} and {queue}");
     let closed = toolbox.call("terminal_close", &json!({"session_id": id}));
     assert!(!closed.is_error, "{}", closed.text);
 }

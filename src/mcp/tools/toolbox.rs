@@ -20,6 +20,10 @@ use crate::mcp::protocol::Revision;
 use crate::mcp::url_secret::Secrets;
 use crate::reactor::{EngineFuture, Reply};
 
+/// Default limit of [`Toolbox::call_async`] calls waiting for a thread
+/// ([`Toolbox::max_queued_calls`]).
+pub const DEFAULT_MAX_QUEUED_CALLS: usize = 32;
+
 /// A tool as a host passes it to its model.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -132,41 +136,44 @@ pub struct Toolbox {
 type Job = Box<dyn FnOnce() + Send>;
 
 /// The threads of a toolbox's [`Toolbox::call_async`] calls: at most `limit` run at once, each
-/// on a thread of its own, and at most `limit` more wait in `queued` for one of them to end
+/// on a thread of its own, and at most `queue` more wait in `queued` for one of them to end
 /// (that thread then runs the first waiting). A call past both is refused (`busy`).
 struct CallThreads {
     limit: usize,
+    /// The most calls waiting for a thread.
+    queue: usize,
     state: Mutex<CallState>,
 }
 
 struct CallState {
     /// Threads started and not yet ended.
     running: usize,
-    /// Calls waiting for a thread, at most `limit`.
+    /// Calls waiting for a thread, at most `queue`.
     queued: VecDeque<Job>,
 }
 
 /// Why a call was not started.
 enum Refused {
-    /// The calls running and waiting are at the limit (which it holds).
-    Busy(usize),
+    /// The calls running and waiting are at their limits (which it holds: running, waiting).
+    Busy(usize, usize),
     /// No thread could be started.
     Io(std::io::Error),
 }
 
 impl CallThreads {
-    fn new(limit: usize) -> Arc<CallThreads> {
+    /// At most `limit` threads (0 is taken as 1), and `queue` calls waiting for them.
+    fn new(limit: usize, queue: usize) -> Arc<CallThreads> {
         let limit = limit.max(1);
         let state = Mutex::new(CallState { running: 0, queued: VecDeque::new() });
-        Arc::new(CallThreads { limit, state })
+        Arc::new(CallThreads { limit, queue, state })
     }
 
     /// Runs `job` on a thread of its own, or queues it while `limit` threads run.
     fn submit(self: &Arc<Self>, job: Job) -> Result<(), Refused> {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         if state.running >= self.limit {
-            if state.queued.len() >= self.limit {
-                return Err(Refused::Busy(self.limit));
+            if state.queued.len() >= self.queue {
+                return Err(Refused::Busy(self.limit, self.queue));
             }
             state.queued.push_back(job);
             return Ok(());
@@ -202,7 +209,8 @@ impl CallThreads {
 
 impl std::fmt::Debug for CallThreads {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("CallThreads").field("limit", &self.limit).finish_non_exhaustive()
+        let mut fields = f.debug_struct("CallThreads");
+        fields.field("limit", &self.limit).field("queue", &self.queue).finish_non_exhaustive()
     }
 }
 
@@ -214,18 +222,30 @@ impl Toolbox {
             caller: Arc::default(),
             enabled: TOOLS.iter().map(|tool| tool.name).collect(),
             max_bytes: None,
-            calls: CallThreads::new(DEFAULT_MAX_CONCURRENT_CALLS),
+            calls: CallThreads::new(DEFAULT_MAX_CONCURRENT_CALLS, DEFAULT_MAX_QUEUED_CALLS),
         }
     }
 
     /// Sets the most [`Toolbox::call_async`] calls that run at once, each on a thread of its
     /// own (default [`DEFAULT_MAX_CONCURRENT_CALLS`], as `termloom mcp`'s
-    /// [`crate::mcp::ServeOptions::max_concurrent_calls`]; 0 is taken as 1). As many more wait
-    /// for one of them to end, then run in turn; a call past those is not run: its result is
-    /// an error with code `busy`, as over MCP. The toolbox's clones made after share the
-    /// limit and its calls.
+    /// [`crate::mcp::ServeOptions::max_concurrent_calls`]; 0 is taken as 1). Up to
+    /// [`Toolbox::max_queued_calls`] more wait for one of them to end, then run in turn; a
+    /// call past those is not run: its result is an error with code `busy`, as over MCP. The
+    /// toolbox's clones made after share the limits and the calls; calls made before on this
+    /// toolbox keep the threads they had.
     pub fn max_concurrent_calls(mut self, limit: usize) -> Toolbox {
-        self.calls = CallThreads::new(limit);
+        self.calls = CallThreads::new(limit, self.calls.queue);
+        self
+    }
+
+    /// Sets the most [`Toolbox::call_async`] calls that wait for a thread while
+    /// [`Toolbox::max_concurrent_calls`] run (default [`DEFAULT_MAX_QUEUED_CALLS`]; 0 refuses
+    /// every call past those running). A waiting call holds its arguments and nothing else;
+    /// one past the queue is not run: its result is an error with code `busy`. The toolbox's
+    /// clones made after share the limits and the calls; calls made before on this toolbox
+    /// keep the threads they had.
+    pub fn max_queued_calls(mut self, queue: usize) -> Toolbox {
+        self.calls = CallThreads::new(self.calls.limit, queue);
         self
     }
 
@@ -377,8 +397,9 @@ impl Toolbox {
 
     /// [`Toolbox::call`] as a future, for an async host: the call runs on a thread of its own,
     /// so the host's executor is never blocked. At most
-    /// [`Toolbox::max_concurrent_calls`] such threads run at once (32 by default); as many
-    /// more calls wait for one of them to end, and a call past those is refused at once: its
+    /// [`Toolbox::max_concurrent_calls`] such threads run at once (32 by default); up to
+    /// [`Toolbox::max_queued_calls`] more calls (32 by default) wait for one of them to end,
+    /// and a call past those is refused at once: its
     /// result is an error with code `busy` (as the MCP server's past its limit), and it was
     /// not run. Dropping the future before it completes cancels the call, as
     /// [`ToolCancel::cancel`] does: its wait or paste ends, and a command it submitted is
@@ -414,9 +435,9 @@ impl Toolbox {
         });
         match self.calls.submit(job) {
             Ok(()) => future.on_drop(move || cancel.cancel()),
-            Err(Refused::Busy(limit)) => {
+            Err(Refused::Busy(limit, queue)) => {
                 let message = format!(
-                    "the toolbox is already running {limit} tool calls, and {limit} more wait for them (its limit); wait for some to finish, or cancel them, then call again"
+                    "the toolbox is already running {limit} tool calls, and {queue} more wait for them (its limits); wait for some to finish, or cancel them, then call again"
                 );
                 EngineFuture::ready(Ok(ToolResult::new(message, None, Some("busy".to_owned()))))
             }
