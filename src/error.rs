@@ -201,7 +201,9 @@ pub enum Error {
     /// [`Session::send_secret`](crate::Session::send_secret) found the session's terminal read
     /// by a relay that hosts more than one terminal (GNU screen's server with several windows,
     /// tmux's with several panes, one whose foreground group ended included): `/proc` cannot tell which
-    /// of them the multiplexer shows, and it sends the keys to that one, whichever asked.
+    /// of them the multiplexer shows, and it sends the keys to that one, whichever asked. Or by
+    /// a relay whose open files `/proc` does not show (another user's): what it hosts cannot
+    /// be seen, and it is refused as one that hosts several (`terminals` is `None`).
     /// Nothing was typed.
     SecretThroughMultiplexer {
         /// The session.
@@ -527,10 +529,15 @@ impl fmt::Display for Whole<'_> {
                 f,
                 "session {session} is at a password prompt, but its program did not read the terminal within {waited:.1?} ({doing}): the secret would wait there for whatever reads it next; the secret was not typed (send it once the program waits for the password)"
             ),
-            Error::SecretThroughMultiplexer { session, relay, terminals } => write!(
+            Error::SecretThroughMultiplexer { session, relay, terminals: Some(terminals) } => {
+                write!(
+                    f,
+                    "session {session}'s keys go through {relay}, which hosts {terminals} terminals (windows or panes): termloom cannot tell which one it shows and sends the keys to, so the secret could reach another window than the one asking, which may show it (switching to the window that asks is no help: it cannot be seen); the secret was not typed (close the multiplexer's other windows so that it hosts only the one asking, or run the program outside the multiplexer, or have a person type the secret)"
+                )
+            }
+            Error::SecretThroughMultiplexer { session, relay, terminals: None } => write!(
                 f,
-                "session {session}'s keys go through {relay}, which hosts {} terminals (windows or panes): termloom cannot tell which one it shows and sends the keys to, so the secret could reach another window than the one asking, which may show it (switching to the window that asks is no help: it cannot be seen); the secret was not typed (close the multiplexer's other windows so that it hosts only the one asking, or run the program outside the multiplexer, or have a person type the secret)",
-                terminals.map_or_else(|| "an unknown number of".to_owned(), |n| n.to_string())
+                "session {session}'s keys go through {relay}, whose open files termloom could not all read in /proc (it runs as another user, or /proc hides them): what it relays to cannot be seen, so which terminal would get the secret, and whether another window could show it, cannot be told, and termloom refuses it; the secret was not typed (run the program outside {relay}, or run termloom as {relay}'s user, or have a person type the secret)"
             ),
             Error::NotAtPasswordPrompt { session, echo, canonical } => write!(
                 f,
@@ -578,6 +585,31 @@ mod tests {
         assert_eq!(err.code(), "program_not_found");
         assert_eq!(Error::UnknownSession(SessionId(3)).code(), "unknown_session");
         assert_eq!(Error::InvalidInput("row 99".into()).code(), "invalid_input");
+    }
+
+    /// A relay whose open files could not be read is refused for what is true: what it hosts
+    /// could not be seen. It was said to host "an unknown number of terminals (windows or
+    /// panes)", as if it were a multiplexer seen with several.
+    #[test]
+    fn a_relay_that_cannot_be_seen_is_refused_for_that() {
+        let relay = |terminals| Error::SecretThroughMultiplexer {
+            session: SessionId(4),
+            relay: "screen (pid 77)".into(),
+            terminals,
+        };
+        let unseen = relay(None).to_string();
+        assert!(!unseen.contains("unknown number"), "{unseen}");
+        assert!(!unseen.contains("hosts"), "{unseen}");
+        assert!(
+            unseen.starts_with(
+                "session 4's keys go through screen (pid 77), whose open files termloom could not all read in /proc"
+            ),
+            "{unseen}"
+        );
+        assert!(unseen.contains("the secret was not typed"), "{unseen}");
+        let seen = relay(Some(3)).to_string();
+        assert!(seen.contains("which hosts 3 terminals (windows or panes)"), "{seen}");
+        assert_eq!(relay(None).code(), "secret_through_multiplexer");
     }
 
     /// A command line left unfinished was abandoned with Ctrl-C: the shell is back at its
