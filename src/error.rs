@@ -213,6 +213,15 @@ pub enum Error {
         /// How many terminals it hosts; `None` when that could not be read.
         terminals: Option<usize>,
     },
+    /// [`Session::send_secret`](crate::Session::send_secret) was called while another secret
+    /// for the same session waited for its program to read the terminal (or while MCP's
+    /// `terminal_send secret=true` looked whether one would be typed, before it asks a
+    /// person): a password prompt reads one, and the second would go to whatever reads next.
+    /// Nothing was typed, and no one was asked for it.
+    SecretPending {
+        /// The session.
+        session: SessionId,
+    },
     /// The spawn policy (or the host's hook, or the person asked) refused a start: nothing
     /// was forked.
     SpawnDenied {
@@ -259,7 +268,8 @@ impl Error {
     /// command line was left unfinished and abandoned: the shell is back at its prompt),
     /// `wait_not_held` (a wait's condition did not hold: [`crate::WaitOutcome::held`]),
     /// `wait_aborted`, `paste_incomplete`, `not_at_password_prompt`, `no_secret_reader`,
-    /// `secret_through_multiplexer`, `engine_stopped`, `internal` (a bug) or `io`.
+    /// `secret_through_multiplexer`, `secret_pending`, `engine_stopped`, `internal` (a bug) or
+    /// `io`.
     pub fn code(&self) -> &'static str {
         match self {
             Error::UnknownSession(_) => "unknown_session",
@@ -305,6 +315,7 @@ impl Error {
             Error::NotAtPasswordPrompt { .. } => "not_at_password_prompt",
             Error::NoSecretReader { .. } => "no_secret_reader",
             Error::SecretThroughMultiplexer { .. } => "secret_through_multiplexer",
+            Error::SecretPending { .. } => "secret_pending",
             Error::EngineStopped => "engine_stopped",
             Error::WaitConditionPanicked { .. } | Error::RequestPanicked { .. } => "internal",
             Error::Io { .. } => "io",
@@ -538,6 +549,10 @@ impl fmt::Display for Whole<'_> {
             Error::SecretThroughMultiplexer { session, relay, terminals: None } => write!(
                 f,
                 "session {session}'s keys go through {relay}, whose open files termloom could not all read in /proc (it runs as another user, or /proc hides them): what it relays to cannot be seen, so which terminal would get the secret, and whether another window could show it, cannot be told, and termloom refuses it; the secret was not typed (run the program outside {relay}, or run termloom as {relay}'s user, or have a person type the secret)"
+            ),
+            Error::SecretPending { session } => write!(
+                f,
+                "a secret is already being asked for session {session}: another call's secret waits for its program to read the terminal (or another call looks whether one would be typed, before it asks a person), and a password prompt reads one; this secret was not typed, and no one was asked for it (call again once the other call is answered, if the program still asks)"
             ),
             Error::NotAtPasswordPrompt { session, echo, canonical } => write!(
                 f,

@@ -259,7 +259,10 @@ impl Session {
     /// saying what the program does, and types nothing. A prompt on a terminal that a
     /// program of the session relays to (a GNU screen window, `sudo` with `use_pty`) is waited
     /// for the same way: the secret is typed once the readiness probe sees that terminal's
-    /// program read, or refused with [`Error::NoSecretReader`] when the time runs out.
+    /// program read, or refused with [`Error::NoSecretReader`] when the time runs out. One
+    /// secret a session is held at a time: another sent meanwhile (or while MCP's
+    /// `terminal_send secret=true` looks whether one would be typed, before it asks a person)
+    /// is refused at once with [`Error::SecretPending`], typing nothing.
     pub fn send_secret(&self, secret: &str) -> Result<()> {
         check_secret(secret)?;
         self.secret_request(secret.as_bytes().to_vec(), None, false).map(drop)

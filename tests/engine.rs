@@ -2313,6 +2313,47 @@ fn a_secret_is_not_typed_while_no_program_reads_the_terminal() {
     assert!(!scrollback.contains("hunter2"), "{scrollback}");
 }
 
+/// Two secrets for one session at once: whichever comes second is refused at once with an
+/// error of its own (`SecretPending`, code `secret_pending`) saying a secret is already being
+/// asked for the session, and types nothing; the first, held while no program reads, is typed
+/// once one does, alone. The second was an `invalid_input` saying the session "has a secret
+/// waiting for its program to read already", which MCP's look before it asks a person (which
+/// holds no secret) got too.
+#[test]
+fn a_second_secret_for_a_session_is_refused_while_the_first_waits() {
+    let dir = TestDir::new("secret-pending");
+    let gate = gate_fifo(&dir, "gate");
+    let engine = engine();
+    let session = bash(&engine);
+    expect(&session, Until::input_wait());
+    session
+        .submit(&format!(
+            "stty -echo; echo busy-$((6*7)); read -r g < '{}'; read -r p; stty echo; echo \"got-$p-end\"",
+            gate.display()
+        ))
+        .unwrap();
+    expect(&session, Until::text("busy-42"));
+    let (answers, answered) = crossbeam_channel::unbounded();
+    for secret in ["hunter2", "hunter3"] {
+        let (session, answers) = (session.clone(), answers.clone());
+        std::thread::spawn(move || answers.send((secret, session.send_secret(secret))).unwrap());
+    }
+    // The first held for 2 s past `input_settle` while the program reads the FIFO.
+    let (refused, err) = answered.recv_timeout(LONG).expect("one secret is answered at once");
+    let err = err.expect_err("nothing reads the terminal yet");
+    assert_eq!(err.code(), "secret_pending", "{err}");
+    let said = format!("a secret is already being asked for session {}", session.id());
+    assert!(err.to_string().starts_with(&said), "{err}");
+    assert!(!err.to_string().contains("hunter"), "{err}");
+    std::fs::write(&gate, "go\n").unwrap();
+    let (typed, answer) = answered.recv_timeout(LONG).expect("the first is answered");
+    answer.unwrap_or_else(|err| panic!("{typed}: {err}"));
+    assert_ne!(typed, refused);
+    expect(&session, Until::text(format!("got-{typed}-end")));
+    let scrollback = scrollback_once_the_shell_answers(&session, "");
+    assert!(!scrollback.contains(refused), "{scrollback}");
+}
+
 /// Programs print their password prompt and turn echo off a few milliseconds before they
 /// block reading the terminal: a secret sent as soon as the prompt shows (python3's
 /// `getpass`) found no reader and was refused, 9 times in 20. It waits for the reader, and is

@@ -5605,6 +5605,125 @@ fn a_secret_asked_for_behind_script_before_its_program_reads_is_held_for_it() {
     client.finish();
 }
 
+/// A `terminal_send secret=true` cancelled while the library's look holds for a program to
+/// read asks no one once the hold ends: no `elicitation/create` reaches the client, and no
+/// page opens. The program turned echo off, showed its prompt and watches the terminal for
+/// its hang-up alone (as `journalctl -f` does: seen waiting for input, but no reader of a
+/// secret) and a FIFO the test writes to once the call holds; then it reads the terminal.
+/// Meanwhile a secret sent to the session is refused as one already being asked for
+/// (`secret_pending`). Without 5ffc91c the cancelled call asked the person once the
+/// program read.
+#[test]
+fn a_secret_call_cancelled_while_it_holds_for_the_reader_asks_no_one() {
+    if !require("python3") || !require("mkfifo") {
+        return;
+    }
+    let secret = "hunter2-Zq9";
+    // Seen waiting for input only once quiet for 2 s: the call's look at who asks waits
+    // still when the test's own wait begins, and ends with it; its hold follows at once, and
+    // lasts until the program reads (or 2 s past `input_settle`).
+    let config = Config { input_settle: Duration::from_secs(2), ..Config::default() };
+    let engine = Engine::new(config).unwrap();
+    let mut client = Client::serving(engine.clone(), ServeOptions::default());
+    client.initialize_with("2025-11-25", json!({"elicitation": {"url": {}}}));
+    let dir = temp_dir("secret-hold-cancel");
+    // (The test's secret may reach the engine before the call's look, if the call's thread
+    // is slower to run than the test's: the test then tries again.)
+    for attempt in 1.. {
+        assert!(attempt <= 10, "the call never held before the test's secret");
+        let gate = dir.join(format!("gate-{attempt}"));
+        assert!(std::process::Command::new("mkfifo").arg(&gate).status().unwrap().success());
+        let asks = format!(
+            "import getpass, os, select, termios, time\nmode = termios.tcgetattr(0)\n\
+             mode[3] &= ~termios.ECHO\ntermios.tcsetattr(0, termios.TCSANOW, mode)\n\
+             print('Code: ', end='', flush=True)\ngate = os.open({:?}, os.O_RDWR)\n\
+             p = select.poll()\np.register(0, 0)\np.register(gate, select.POLLIN)\np.poll()\n\
+             p = getpass.getpass('')\n\
+             print('RIGHT' if p == '{secret}' else 'WRONG', flush=True)\ntime.sleep(60)\n",
+            gate.to_str().unwrap()
+        );
+        let start = json!({"argv": ["python3", "-c", asks], "for_screen_text": "Code:"});
+        let id = client.tool("terminal_start", start)["session_id"].clone();
+        let session = engine.session(termloom::SessionId(id.as_u64().unwrap())).unwrap();
+        let call = client.send_request(
+            "tools/call",
+            json!({"name": "terminal_send", "arguments": {"session_id": id, "secret": true}}),
+        );
+        common::expect(&session, termloom::Until::input_wait());
+        // (A round trip through the server, for the call's thread to reach its hold first.)
+        assert_eq!(client.ok("ping", json!({})), json!({}));
+        // A secret sent now is refused while the call holds; sent before the call's look, it
+        // is held itself, and the call is refused (that attempt tells nothing of the
+        // cancellation).
+        let said = format!("a secret is already being asked for session {id}");
+        let (held, probe) = crossbeam_channel::bounded(1);
+        let probing = session.clone();
+        std::thread::spawn(move || held.send(probing.send_secret(secret)));
+        let (key, lines) = (call.to_string(), client.lines.clone());
+        let first = loop {
+            if let Some(response) = client.stash.remove(&key) {
+                break Err(response);
+            }
+            crossbeam_channel::select! {
+                recv(probe) -> answer => break Ok(answer.unwrap()),
+                recv(lines) -> line => {
+                    let message: Value = serde_json::from_str(&line.unwrap()).unwrap();
+                    match message.get("id") {
+                        Some(id) if !id.is_null() => {
+                            client.stash.insert(id.to_string(), message);
+                        }
+                        _ => client.other.push(message),
+                    }
+                },
+                default(LONG) => panic!("neither the call nor the secret beside it was answered"),
+            }
+        };
+        match first {
+            Ok(Err(err)) if err.code() == "secret_pending" => {
+                assert!(err.to_string().starts_with(&said), "{err}");
+            }
+            Err(response) => {
+                let result = &response["result"];
+                assert_eq!(result["_meta"]["termloom/error_code"], "secret_pending", "{result}");
+                assert!(text(result).starts_with(&said), "{result}");
+                std::fs::write(&gate, "go").unwrap();
+                probe.recv_timeout(LONG).unwrap().expect("the secret held is typed");
+                common::expect(&session, termloom::Until::text("RIGHT"));
+                client.tool("terminal_close", json!({"session_id": id}));
+                continue;
+            }
+            Ok(other) => panic!("the call did not hold, or was not seen to: {other:?}"),
+        }
+        // The call holds for the reader: cancelled now, it must ask no one once it reads.
+        client.notify("notifications/cancelled", json!({"requestId": call, "reason": "test"}));
+        // (Answered once the cancellation was taken.)
+        assert_eq!(client.ok("ping", json!({})), json!({}));
+        std::fs::write(&gate, "go").unwrap();
+        // The cancelled call is over once its id is free again (a call in progress holds it).
+        let deadline = Instant::now() + LONG;
+        loop {
+            let list = json!({"name": "terminal_list", "arguments": {}});
+            client.send(
+                &json!({"jsonrpc": "2.0", "id": call, "method": "tools/call", "params": list}),
+            );
+            let response = client.response(&call);
+            if response.get("error").is_none() {
+                break;
+            }
+            assert!(Instant::now() < deadline, "the cancelled call went on: {response}");
+        }
+        let asked = client.stash.values().chain(&client.other).find(|m| m.get("method").is_some());
+        assert!(asked.is_none(), "the person was asked: {asked:?}");
+        // Nothing was typed: the program reads the secret sent now.
+        session.send_secret(secret).unwrap();
+        common::expect(&session, termloom::Until::text("RIGHT"));
+        client.tool("terminal_close", json!({"session_id": id}));
+        break;
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    client.finish();
+}
+
 /// Starts `argv`, which asks for `secret` and then for a line, and types the secret the
 /// person posts through the page whose address the URL-mode question gives.
 fn a_secret_is_typed_and_never_shown(argv: &serde_json::Value, secret: &str) {

@@ -18,7 +18,9 @@
 //! prompt gone (see `Reactor::send_secret_under`). A relay that hosts more than one terminal
 //! (GNU screen's windows, tmux's panes, one whose foreground group ended counting) is refused
 //! at once, in any look, with [`Error::SecretThroughMultiplexer`]: it sends the keys to the
-//! terminal it shows, which `/proc` cannot tell, whichever one asks.
+//! terminal it shows, which `/proc` cannot tell, whichever one asks. One secret a session is
+//! held at a time, a dry look's (MCP's, before it asks a person) included: another meanwhile
+//! is refused at once with [`Error::SecretPending`].
 
 use super::*;
 use crate::term::transcript::TypedLine;
@@ -68,11 +70,10 @@ impl Reactor {
         let started = Instant::now();
         let deadline = after(started, self.config.reader_settle());
         let mut held = HeldSecret { secret, skip, dry, started, waited: false, deadline, reply };
+        // One at a time, a dry look (MCP's, before it asks a person) included: a password
+        // prompt reads one secret, and a second would go to whatever reads the terminal next.
         if self.held_secrets.contains_key(&id.0) {
-            let refused = Error::InvalidInput(format!(
-                "session {id} has a secret waiting for its program to read already; the secret was not typed (send it once the first one is answered)"
-            ));
-            held.reply.take().send(Err(refused));
+            held.reply.take().send(Err(Error::SecretPending { session: id }));
             return;
         }
         self.look_for_secret_reader(id, held);
