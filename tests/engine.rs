@@ -2089,6 +2089,23 @@ fn gate_fifo(dir: &TestDir, name: &str) -> std::path::PathBuf {
     fifo
 }
 
+/// A shell in a new engine that turned echo off and reads a FIFO of `dir` (the gate, returned),
+/// then runs `then`: a terminal at a password prompt that no program reads until the gate
+/// is written to.
+fn echo_off_behind_a_gate(
+    dir: &TestDir,
+    then: &str,
+) -> (termloom::Engine, termloom::Session, std::path::PathBuf) {
+    let gate = gate_fifo(dir, "gate");
+    let engine = engine();
+    let session = bash(&engine);
+    expect(&session, Until::input_wait());
+    let line = format!("stty -echo; echo busy-$((6*7)); read -r g < '{}'; {then}", gate.display());
+    session.submit(&line).unwrap();
+    expect(&session, Until::text("busy-42"));
+    (engine, session, gate)
+}
+
 /// Runs `before` then `echo shell-42` in the shell at `session`'s prompt, waits for its answer
 /// and closes the session: its scrollback then (where a secret must not be).
 fn scrollback_once_the_shell_answers(session: &termloom::Session, before: &str) -> String {
@@ -2268,17 +2285,7 @@ fn a_secret_is_not_typed_while_the_terminal_is_watched_for_its_hang_up_alone() {
 #[test]
 fn a_secret_is_not_typed_while_no_program_reads_the_terminal() {
     let dir = TestDir::new("secret-no-reader");
-    let gate = gate_fifo(&dir, "gate");
-    let engine = engine();
-    let session = bash(&engine);
-    expect(&session, Until::input_wait());
-    session
-        .submit(&format!(
-            "stty -echo; echo busy-$((6*7)); read -r g < '{}'; stty echo; echo done-$((6*7))",
-            gate.display()
-        ))
-        .unwrap();
-    expect(&session, Until::text("busy-42"));
+    let (engine, session, gate) = echo_off_behind_a_gate(&dir, "stty echo; echo done-$((6*7))");
     let modes = session.info().unwrap().line_modes.unwrap();
     assert_eq!(modes.input_kind(), termloom::InputKind::Password, "echo is off");
     let started = std::time::Instant::now();
@@ -2322,17 +2329,8 @@ fn a_secret_is_not_typed_while_no_program_reads_the_terminal() {
 #[test]
 fn a_second_secret_for_a_session_is_refused_while_the_first_waits() {
     let dir = TestDir::new("secret-pending");
-    let gate = gate_fifo(&dir, "gate");
-    let engine = engine();
-    let session = bash(&engine);
-    expect(&session, Until::input_wait());
-    session
-        .submit(&format!(
-            "stty -echo; echo busy-$((6*7)); read -r g < '{}'; read -r p; stty echo; echo \"got-$p-end\"",
-            gate.display()
-        ))
-        .unwrap();
-    expect(&session, Until::text("busy-42"));
+    let (_engine, session, gate) =
+        echo_off_behind_a_gate(&dir, "read -r p; stty echo; echo \"got-$p-end\"");
     let (answers, answered) = crossbeam_channel::unbounded();
     for secret in ["hunter2", "hunter3"] {
         let (session, answers) = (session.clone(), answers.clone());

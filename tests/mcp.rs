@@ -228,6 +228,21 @@ impl Client {
         text(&self.call("terminal_send", arguments))
     }
 
+    /// Waits until cancelled call `id` is over: its id is free again (a call in progress holds
+    /// it, and a request reusing it is refused), reused for a `terminal_list`.
+    fn until_call_ended(&mut self, id: &Value) {
+        let deadline = Instant::now() + LONG;
+        loop {
+            let list = json!({"name": "terminal_list", "arguments": {}});
+            self.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": list}));
+            let response = self.response(id);
+            if response.get("error").is_none() {
+                return;
+            }
+            assert!(Instant::now() < deadline, "the cancelled call went on: {response}");
+        }
+    }
+
     /// Ends the input and waits for the server to return.
     fn finish(mut self) {
         drop(self.input.take());
@@ -3157,19 +3172,7 @@ fn a_cancelled_wait_leaves_the_new_output_unread() {
         assert!(Instant::now() < deadline, "the wait never became pending");
     }
     client.notify("notifications/cancelled", json!({"requestId": waiting, "reason": "test"}));
-    // The cancelled call is over once its id is free again (a call in progress holds it).
-    let deadline = Instant::now() + LONG;
-    loop {
-        let list = json!({"name": "terminal_list", "arguments": {}});
-        client.send(
-            &json!({"jsonrpc": "2.0", "id": waiting, "method": "tools/call", "params": list}),
-        );
-        let response = client.response(&waiting);
-        if response.get("error").is_none() {
-            break;
-        }
-        assert!(Instant::now() < deadline, "the cancelled call went on: {response}");
-    }
+    client.until_call_ended(&waiting);
     let read = client.tool("terminal_read", json!({"session_id": cat}));
     assert!(read["output"].as_str().unwrap().contains("unread words"), "{read}");
     client.finish();
@@ -5278,18 +5281,7 @@ fn a_submit_cancelled_before_it_typed_neither_types_nor_interrupts() {
     );
     client.notify("notifications/cancelled", json!({"requestId": submit, "reason": "test"}));
     client.response(&pasting);
-    // The cancelled call is over once its id is free again (a call in progress holds it).
-    let deadline = Instant::now() + LONG;
-    loop {
-        let list = json!({"name": "terminal_list", "arguments": {}});
-        client
-            .send(&json!({"jsonrpc": "2.0", "id": submit, "method": "tools/call", "params": list}));
-        let response = client.response(&submit);
-        if response.get("error").is_none() {
-            break;
-        }
-        assert!(Instant::now() < deadline, "the cancelled call went on: {response}");
-    }
+    client.until_call_ended(&submit);
     let after = client.tool(
         "terminal_read",
         json!({"session_id": id, "exit": true, "timeout_ms": 2000, "view": "screen"}),
@@ -5699,19 +5691,7 @@ fn a_secret_call_cancelled_while_it_holds_for_the_reader_asks_no_one() {
         // (Answered once the cancellation was taken.)
         assert_eq!(client.ok("ping", json!({})), json!({}));
         std::fs::write(&gate, "go").unwrap();
-        // The cancelled call is over once its id is free again (a call in progress holds it).
-        let deadline = Instant::now() + LONG;
-        loop {
-            let list = json!({"name": "terminal_list", "arguments": {}});
-            client.send(
-                &json!({"jsonrpc": "2.0", "id": call, "method": "tools/call", "params": list}),
-            );
-            let response = client.response(&call);
-            if response.get("error").is_none() {
-                break;
-            }
-            assert!(Instant::now() < deadline, "the cancelled call went on: {response}");
-        }
+        client.until_call_ended(&call);
         let asked = client.stash.values().chain(&client.other).find(|m| m.get("method").is_some());
         assert!(asked.is_none(), "the person was asked: {asked:?}");
         // Nothing was typed: the program reads the secret sent now.
@@ -6251,15 +6231,7 @@ fn a_secret_call_cancelled_while_the_program_prints_ends_at_once() {
     }
     client.notify("notifications/cancelled", json!({"requestId": call, "reason": "test"}));
     let cancelled = Instant::now();
-    // The cancelled call is over once its id is free again (a call in progress holds it).
-    loop {
-        let list = json!({"name": "terminal_list", "arguments": {}});
-        client.send(&json!({"jsonrpc": "2.0", "id": call, "method": "tools/call", "params": list}));
-        if client.response(&call).get("error").is_none() {
-            break;
-        }
-        assert!(Instant::now() < cancelled + LONG, "the cancelled call went on");
-    }
+    client.until_call_ended(&call);
     let took = cancelled.elapsed();
     assert!(took < Duration::from_secs(1), "the cancelled call went on for {took:?}");
     client.tool("terminal_close", json!({"session_id": id}));
