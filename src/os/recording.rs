@@ -7,7 +7,8 @@
 //! 8 MiB of them, whichever comes first), events are dropped
 //! and a marker says how many (with the next event queued, or at the end of the file),
 //! rather than the reactor blocking. A file's recording stops at
-//! its size bound (`Config::recording_file_bytes`), with a last marker that says so. A
+//! its size bound (`Config::recording_file_bytes`), with a last marker that says so (and how
+//! many events were dropped before it, should the writer have been behind). A
 //! recording in memory keeps the header and the newest events within its bound instead (the
 //! oldest go first; the header then gives the size of the newest resize among them).
 
@@ -377,7 +378,7 @@ impl Recorder {
             cast.full = true;
             // The last line, past the bound; should the writer be behind (its queue full),
             // the writer adds it after the lines queued, as the recorder's drop would.
-            let note = bound_note(seconds, cast.limit);
+            let note = bound_note(seconds, cast.limit, self.dropped);
             let last_line = Arc::clone(&cast.last_line);
             if !self.deliver(note.clone(), false) {
                 *last_line.lock().unwrap_or_else(|e| e.into_inner()) = Some(note);
@@ -493,11 +494,16 @@ impl Snapshot {
 pub(crate) const WITHHELD_INPUT: &str =
     "input left out: typed while the terminal did not echo (a password, perhaps)";
 
-/// The marker that ends a file's recording at its bound of `limit` bytes, at `seconds`.
-fn bound_note(seconds: f64, limit: u64) -> String {
-    let note = format!(
+/// The marker that ends a file's recording at its bound of `limit` bytes, at `seconds`; it
+/// also counts the `dropped` events that no marker told yet (the writer was behind), whose
+/// own marker it takes the place of.
+fn bound_note(seconds: f64, limit: u64, dropped: u64) -> String {
+    let mut note = format!(
         "termloom: the recording stopped at its bound of {limit} bytes (recording_file_bytes); later events are not recorded"
     );
+    if dropped > 0 {
+        let _ = write!(note, "; before it, {dropped} events dropped (the recording fell behind)");
+    }
     json!([seconds, "m", note]).to_string()
 }
 
@@ -515,7 +521,7 @@ impl Drop for Recorder {
         {
             // Within the bound, or the bound's own last line.
             if cast.written + note.len() as u64 + 1 > cast.limit {
-                note = bound_note(seconds, cast.limit);
+                note = bound_note(seconds, cast.limit, self.dropped);
             }
             *cast.last_line.lock().unwrap_or_else(|e| e.into_inner()) = Some(note);
         }
@@ -698,6 +704,17 @@ mod tests {
         let last = text.lines().last().unwrap();
         assert!(last.contains("stopped at its bound of 2097152 bytes"), "{last}");
         assert!(!text.contains("yyyy"), "the event past the bound is not recorded");
+        // The last marker counts the markers dropped (before, the count was lost with the
+        // marker of dropped events the bound's took the place of): with those recorded, all.
+        let recorded = text.matches("a marker of about a hundred bytes").count();
+        let dropped: usize = last
+            .split("before it, ")
+            .nth(1)
+            .and_then(|rest| rest.split(' ').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("the last marker counts the events dropped: {last}"));
+        assert!(recorded < 10_000, "{recorded} markers recorded: the writer fell behind");
+        assert_eq!(recorded + dropped, 10_000, "{recorded} recorded, {dropped} dropped");
         let _ = std::fs::remove_dir_all(&dir);
     }
 
