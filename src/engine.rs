@@ -253,7 +253,7 @@ impl Engine {
         let client = &self.shared.client;
         let id = client.call(|r| r.reserve())?;
         // The recording's file is made before the program starts, so a bad path starts nothing.
-        let recorder = match self.recorder(&spec, id, cols, rows) {
+        let mut recorder = match self.recorder(&spec, id, cols, rows) {
             Ok(recorder) => recorder,
             Err(source) => {
                 let _ = client.submit(Box::new(move |r| r.release(id)));
@@ -277,19 +277,22 @@ impl Engine {
                 let _ = client.submit(Box::new(move |r| r.release(id)));
                 // A start that failed records nothing: its file goes, if the recorder made it
                 // (a file, a FIFO or a device that was there before stays: `/dev/null` too).
-                let file = recorder
-                    .as_ref()
-                    .filter(|r| r.created())
-                    .and_then(|r| r.path())
-                    .map(Path::to_owned);
-                drop(recorder);
-                if let Some(file) = file {
-                    let _ = std::fs::remove_file(file);
+                if let Some(recorder) = recorder {
+                    recorder.abandon();
                 }
                 return Err(spawn_error(source));
             }
         };
         let pid = spawned.pid;
+        // The program started: its recording, made afresh, takes the path's place.
+        if let Some(recorder) = recorder.as_mut()
+            && let Err(err) = recorder.commit()
+        {
+            let err = cannot_create(recorder.path().unwrap_or(Path::new("")), &err);
+            let _ = client.submit(Box::new(move |r| r.release(id)));
+            spawn::kill_leftover(pid);
+            return Err(spawn_error(err));
+        }
         if let Err(err) = client.call(move |r| r.attach(id, spawned, recorder)) {
             spawn::kill_leftover(pid);
             return Err(err);

@@ -82,11 +82,16 @@ impl SpawnSpec {
     }
 
     /// Records the session to `path` in asciicast v2 (`asciinema play` replays it): its
-    /// output with timestamps, resizes, and a marker where each wait ended. The file is
-    /// created with mode 0600; an existing file is made private (mode 0600) and truncated (a
-    /// symbolic link is followed; a FIFO or a device is written to as it is). A start that
-    /// fails removes the file only if the recording made it. A write to the file that fails
-    /// (a full disk) ends the recording: [`SessionInfo::recording_error`](crate::SessionInfo::recording_error)
+    /// output with timestamps, resizes, and a marker where each wait ended. The recording is
+    /// a new file, mode 0600, made beside `path` (in its directory, under a temporary name)
+    /// and renamed over it once the program has started: an existing file is replaced, not
+    /// written into (a reader who had it open, its owner, its other hard links see nothing of
+    /// the recording), and a start that fails, or whose file's header cannot be written (a
+    /// full disk), leaves `path` as it was. A FIFO or a device (`/dev/null`) is written to as
+    /// it is. A symbolic link at `path` is followed (dangling, the recording is made where it
+    /// points) when the caller's effective user or root owns it; another user's link is
+    /// refused (see SECURITY.md). A write to the file that fails (a full disk) ends the
+    /// recording: [`SessionInfo::recording_error`](crate::SessionInfo::recording_error)
     /// says why. See also `Config::record_dir`.
     pub fn record(mut self, path: impl AsRef<Path>) -> Self {
         self.record = Some(path.as_ref().to_owned());

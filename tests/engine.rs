@@ -1388,19 +1388,26 @@ fn a_failed_start_leaves_no_recording() {
     assert!(left.is_empty(), "{:?}", left.iter().map(|e| e.path()).collect::<Vec<_>>());
 }
 
+/// `existing.cast` in `dir`, holding "notes kept here", readable by everyone (0644).
+fn readable_notes(dir: &std::path::Path) -> std::path::PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let existing = dir.join("existing.cast");
+    std::fs::write(&existing, "notes kept here\n").unwrap();
+    std::fs::set_permissions(&existing, std::fs::Permissions::from_mode(0o644)).unwrap();
+    existing
+}
+
 /// A recording named by its caller (`SpawnSpec::record`, `termloom run --record`) never
 /// removes or exposes what was at its path before: a start that fails removes only a file the
 /// recording made (before, it removed whatever was there: an existing file, a symbolic link,
-/// `/dev/null` for a root caller), and an existing file is made private (mode 0600, as a new
-/// one is) before it is recorded to (before, it kept its mode: 0644, readable by all).
+/// `/dev/null` for a root caller), and an existing file is replaced by a private one (mode
+/// 0600, as a new one is; before, it kept its mode: 0644, readable by all).
 #[test]
 fn a_recording_never_removes_or_exposes_what_was_at_its_path() {
     use std::os::unix::fs::PermissionsExt;
     let dir = TestDir::new("recording-path");
     let engine = engine();
-    let existing = dir.join("existing.cast");
-    std::fs::write(&existing, "notes kept here\n").unwrap();
-    std::fs::set_permissions(&existing, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let existing = readable_notes(&dir);
     let link = dir.join("link.cast");
     std::os::unix::fs::symlink(&existing, &link).unwrap();
     let made = dir.join("made.cast");
@@ -1420,6 +1427,170 @@ fn a_recording_never_removes_or_exposes_what_was_at_its_path() {
     let text = std::fs::read_to_string(&existing).unwrap();
     assert!(text.starts_with("{\"") && text.contains("recorded-now"), "{text}");
     assert!(!text.contains("notes kept here"), "truncated: {text}");
+}
+
+/// A recording named by its caller is made afresh, mode 0600, and renamed over what was at
+/// its path once the session started: a reader who had the old file open reads nothing of
+/// it, and the file's owner, another user for a root caller, cannot read it. Before, the
+/// old file was truncated and written in place: that reader (who opened it while it was
+/// 0644) read the whole recording, and the other user's file stayed theirs.
+#[test]
+fn a_recording_is_made_afresh_and_never_written_into_what_was_at_its_path() {
+    use std::io::Read;
+    use std::os::unix::fs::MetadataExt;
+    use std::os::unix::fs::PermissionsExt;
+    let dir = TestDir::new("recording-afresh");
+    let engine = engine();
+    let existing = readable_notes(&dir);
+    let mut reader = std::fs::File::open(&existing).unwrap();
+    let old_inode = std::fs::metadata(&existing).unwrap().ino();
+    // As root, the file is another user's (nobody's), private to them.
+    let root = rustix::process::geteuid().is_root();
+    if root {
+        let nobody = rustix::fs::Uid::from_raw(65534);
+        rustix::fs::chown(&existing, Some(nobody), None).unwrap();
+        std::fs::set_permissions(&existing, std::fs::Permissions::from_mode(0o600)).unwrap();
+    }
+    let session =
+        engine.spawn(SpawnSpec::new("echo").arg("recorded-now").record(&existing)).unwrap();
+    expect(&session, Until::exit());
+    session.close().unwrap();
+    let mut seen = String::new();
+    reader.read_to_string(&mut seen).unwrap();
+    assert_eq!(seen, "notes kept here\n", "the old file's reader saw the recording");
+    let metadata = std::fs::metadata(&existing).unwrap();
+    assert_ne!(metadata.ino(), old_inode, "the recording is a new file");
+    assert_eq!(metadata.permissions().mode() & 0o7777, 0o600);
+    assert_eq!(metadata.uid(), rustix::process::geteuid().as_raw(), "the caller's file");
+    let text = std::fs::read_to_string(&existing).unwrap();
+    assert!(text.starts_with("{\"") && text.contains("recorded-now"), "{text}");
+    let left: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().map(|e| e.file_name()).collect();
+    assert_eq!(left, [std::ffi::OsString::from("existing.cast")], "no temporary file is left");
+}
+
+/// A symbolic link at a recording's path is followed when the caller or root owns it, a
+/// dangling one too (the recording made where it points; before, it was refused), and to a
+/// device the device is written as it is; a link of another user is refused, and what it
+/// points to is left alone (before, a root caller followed it: a link another user put in
+/// their directory led root to overwrite a file of their choosing).
+#[test]
+fn a_recording_follows_only_the_links_of_its_caller_or_root() {
+    let dir = TestDir::new("recording-links");
+    let engine = engine();
+    let record = |path: &std::path::Path, word: &str| {
+        let spec = SpawnSpec::new("echo").arg(word).record(path);
+        let session = engine.spawn(spec)?;
+        expect(&session, Until::exit());
+        session.close()
+    };
+    let target = dir.join("target.cast");
+    std::fs::write(&target, "old\n").unwrap();
+    let link = dir.join("link.cast");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    record(&link, "through-the-link").unwrap();
+    assert!(link.symlink_metadata().unwrap().file_type().is_symlink(), "the link stays");
+    let text = std::fs::read_to_string(&target).unwrap();
+    assert!(text.contains("through-the-link"), "{text}");
+
+    let absent = dir.join("absent.cast");
+    let dangling = dir.join("dangling.cast");
+    std::os::unix::fs::symlink("absent.cast", &dangling).unwrap();
+    record(&dangling, "made-where-it-points").expect("a dangling link is followed");
+    let text = std::fs::read_to_string(&absent).unwrap();
+    assert!(text.contains("made-where-it-points"), "{text}");
+
+    let null = dir.join("null.cast");
+    std::os::unix::fs::symlink("/dev/null", &null).unwrap();
+    record(&null, "to-a-device").unwrap();
+    use std::os::unix::fs::FileTypeExt;
+    assert!(std::fs::metadata("/dev/null").unwrap().file_type().is_char_device());
+
+    // A link of /proc to a pipe (`/dev/stdout`'s way) is written through.
+    let (read_end, write_end) = rustix::pipe::pipe().unwrap();
+    let through = format!("/proc/self/fd/{}", std::os::fd::AsRawFd::as_raw_fd(&write_end));
+    record(std::path::Path::new(&through), "into-the-pipe").unwrap();
+    drop(write_end);
+    let mut piped = String::new();
+    std::io::Read::read_to_string(&mut std::fs::File::from(read_end), &mut piped).unwrap();
+    assert!(piped.starts_with("{\"") && piped.contains("into-the-pipe"), "{piped}");
+
+    if !require_root("only root can give a link to another user") {
+        return;
+    }
+    let theirs = dir.join("theirs.cast");
+    std::os::unix::fs::symlink(&target, &theirs).unwrap();
+    let nobody = rustix::fs::Uid::from_raw(65534);
+    rustix::fs::chownat(
+        rustix::fs::CWD,
+        &theirs,
+        Some(nobody),
+        None,
+        rustix::fs::AtFlags::SYMLINK_NOFOLLOW,
+    )
+    .unwrap();
+    let before = std::fs::read_to_string(&target).unwrap();
+    let err = record(&theirs, "not-followed").expect_err("another user's link is refused");
+    assert!(err.to_string().contains("is another user's (uid 65534)"), "{err}");
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), before, "the target is left alone");
+    assert!(theirs.symlink_metadata().unwrap().file_type().is_symlink(), "the link stays");
+}
+
+/// A tmpfs of one page mounted at a new directory, unmounted when dropped.
+struct TinyMount(TestDir);
+
+impl TinyMount {
+    /// `None` (the test skips) when not root, except under `CI`.
+    fn new(name: &str) -> Option<TinyMount> {
+        if !require_root("mounting a tmpfs needs root") || !require("mount") {
+            return None;
+        }
+        let dir = TestDir::new(name);
+        let mounted = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", "size=4k,mode=0700", "tmpfs"])
+            .arg(&*dir)
+            .status()
+            .unwrap();
+        assert!(mounted.success(), "mount -t tmpfs failed");
+        Some(TinyMount(dir))
+    }
+
+    fn names(&self) -> Vec<String> {
+        let entries = std::fs::read_dir(&*self.0).unwrap().flatten();
+        let mut names: Vec<_> =
+            entries.map(|e| e.file_name().to_string_lossy().into_owned()).collect();
+        names.sort();
+        names
+    }
+}
+
+impl Drop for TinyMount {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount").arg(&*self.0).status();
+    }
+}
+
+/// A recording whose header cannot be written (a full disk) starts nothing and leaves its
+/// path as it was: the file made for it is removed, and an existing file keeps what it held.
+/// Before, a new file was left empty, and an existing one was truncated first (which, on a
+/// full disk, freed the room to record over it).
+#[test]
+fn a_recording_whose_header_cannot_be_written_leaves_its_path_as_it_was() {
+    let Some(disk) = TinyMount::new("full-disk") else { return };
+    let engine = engine();
+    let existing = disk.0.join("existing.cast");
+    std::fs::write(&existing, "old\n").unwrap(); // its page fills the tmpfs
+    let started = engine.spawn(SpawnSpec::new("echo").arg("x").record(&existing));
+    let err = started.expect_err("no room for the header: nothing starts");
+    assert!(err.to_string().contains("No space left on device"), "{err}");
+    assert_eq!(std::fs::read_to_string(&existing).unwrap(), "old\n");
+    assert_eq!(disk.names(), ["existing.cast"]);
+
+    std::fs::remove_file(&existing).unwrap();
+    std::fs::write(disk.0.join("filler"), vec![b'x'; 4096]).unwrap();
+    let started = engine.spawn(SpawnSpec::new("echo").arg("x").record(disk.0.join("new.cast")));
+    let err = started.expect_err("no room for the header: nothing starts");
+    assert!(err.to_string().contains("No space left on device"), "{err}");
+    assert_eq!(disk.names(), ["filler"], "no file is left behind");
 }
 
 /// A recording whose file cannot be written any more (here a FIFO whose reader went away;

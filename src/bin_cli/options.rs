@@ -147,7 +147,10 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         value: Some("FILE.cast"),
         section: SECTION,
         help: "Record the session in asciicast v2 (asciinema play FILE.cast\n\
-               replays it): output, resizes and where each wait ended.",
+               replays it): output, resizes and where each wait ended. A new\n\
+               file (0600) replaces FILE once the program starts; a FIFO or a\n\
+               device is written as it is; a symbolic link is followed only if\n\
+               it is yours or root's.",
         action: |o, v| {
             o.record = Some(PathBuf::from(v));
             Ok(())

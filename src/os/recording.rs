@@ -1,7 +1,9 @@
 //! Recording a session in asciicast v2 (the format `asciinema play` and `asciinema cat` read):
 //! a header line, then one JSON array per event, `[seconds, "o" | "i" | "r" | "m", data]`.
 //!
-//! The file is opened and its header written on the spawning thread; events are handed to a
+//! The file is made and its header written on the spawning thread (a path named by the
+//! caller gets a new file beside it, renamed over it once the program started:
+//! [`Recorder::commit`]); events are handed to a
 //! writer thread of the recording's own over a bounded channel, so the reactor never waits on
 //! the disk. Should the writer fall behind by more than the channel holds (4,096 events or
 //! 8 MiB of them, whichever comes first), events are dropped
@@ -13,9 +15,11 @@
 //! oldest go first; the header then gives the size of the newest resize among them).
 
 use std::collections::{HashMap, VecDeque};
+use std::ffi::OsString;
 use std::fmt::Write as _;
 use std::fs::OpenOptions;
 use std::io::{self, BufWriter, Write};
+use std::os::fd::OwnedFd;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -100,35 +104,151 @@ pub(crate) struct Recorder {
     path: Option<PathBuf>,
     /// Disconnects when the writer thread has flushed its last event (a file's recording).
     written: Option<Receiver<()>>,
-    /// The file did not exist before the recorder made it.
-    created: bool,
+    /// Where the file is, and whether it is the recorder's own.
+    place: Place,
 }
 
-/// Opens the recording's file at `path` for writing, and whether it was made here: made
-/// with mode 0600 if it does not exist (with `new`, if it exists the error is
-/// `AlreadyExists`); an existing regular file is made private (mode 0600) before it is
-/// truncated, so that a recording, which may hold what was typed, is never readable by
-/// others through a file made earlier with looser permissions; anything else (a FIFO, a
-/// device, `/dev/null`) is written to as it is, neither changed nor truncated.
-fn open(path: &Path, new: bool) -> io::Result<(std::fs::File, bool)> {
-    let made = OpenOptions::new().write(true).create_new(true).mode(0o600).open(path);
-    match made {
-        Ok(file) => return Ok((file, true)),
-        Err(err) if new || err.kind() != io::ErrorKind::AlreadyExists => return Err(err),
-        Err(_) => {}
-    }
-    let file = OpenOptions::new().write(true).open(path)?;
-    let metadata = file.metadata()?;
-    if metadata.is_file() {
-        use std::os::unix::fs::PermissionsExt;
-        if metadata.permissions().mode() & 0o7077 != 0 {
-            file.set_permissions(std::fs::Permissions::from_mode(0o600)).map_err(|err| {
-                io::Error::new(err.kind(), format!("cannot make it private (mode 0600): {err}"))
-            })?;
+/// Where a recording's file is, and what of it is the recorder's own to remove should the
+/// session not start.
+#[derive(Debug)]
+enum Place {
+    /// A file made afresh beside the path, `temp` in the directory `dir`, renamed over `name`
+    /// once the session started ([`Recorder::commit`]): whatever was at the path until then
+    /// is left as it was, and a reader who had it open never sees the recording.
+    Fresh { dir: OwnedFd, temp: OsString, name: OsString },
+    /// A file made at the path itself, which did not exist (a name the engine picked).
+    Made,
+    /// A FIFO or a device written to as it is, or the fresh file once renamed: not removed.
+    Kept,
+}
+
+/// How many times a temporary name that exists is tried again with another number.
+const TEMP_TRIES: u32 = 100;
+
+/// Distinguishes the temporary names of this process's recordings.
+static TEMP_NUMBER: AtomicUsize = AtomicUsize::new(0);
+
+/// Symbolic links followed one after another before the path is refused (Linux's own bound).
+const MAX_LINKS: usize = 40;
+
+/// What a path to record to stands for, its symbolic links followed.
+#[derive(Debug)]
+enum Resolved {
+    /// A regular file, or nothing: the recording is made afresh there.
+    Fresh(PathBuf),
+    /// A FIFO or a device (`/dev/null`, a terminal): written as it is, opened without
+    /// following a link (one put there since would be another's to check).
+    AsIs(PathBuf),
+    /// The same through a link of /proc that names it by no path (`/dev/stdout`'s pipe),
+    /// opened through that link, its owner checked.
+    AsIsThrough(PathBuf),
+}
+
+/// Follows the symbolic links at the end of `path`, each of them only if the caller (the
+/// effective user) or root owns it: a link of another user is refused, as a root caller led
+/// by it (into that user's directory, or from it into the system's) would replace a file of
+/// the link owner's choosing (`/etc/shadow`). A dangling link stands for the file it names.
+fn resolve(path: &Path) -> io::Result<Resolved> {
+    use std::os::unix::fs::MetadataExt;
+    let me = rustix::process::geteuid().as_raw();
+    let mut path = path.to_owned();
+    for _ in 0..MAX_LINKS {
+        let metadata = match std::fs::symlink_metadata(&path) {
+            Ok(metadata) => metadata,
+            Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(Resolved::Fresh(path)),
+            Err(err) => return Err(err),
+        };
+        let kind = metadata.file_type();
+        if kind.is_file() {
+            return Ok(Resolved::Fresh(path));
         }
-        file.set_len(0)?;
+        if kind.is_dir() {
+            return Err(io::Error::new(io::ErrorKind::IsADirectory, "it is a directory"));
+        }
+        if !kind.is_symlink() {
+            return Ok(Resolved::AsIs(path));
+        }
+        let owner = metadata.uid();
+        if owner != me && owner != 0 {
+            let link = crate::error::quoted_os(path.as_os_str());
+            return Err(io::Error::new(
+                io::ErrorKind::PermissionDenied,
+                format!(
+                    "the symbolic link {link} is another user's (uid {owner}), and a recording follows only the caller's or root's: remove it, or name the file it points to"
+                ),
+            ));
+        }
+        let target = std::fs::read_link(&path)?;
+        let next = path.parent().map_or_else(|| target.clone(), |dir| dir.join(&target));
+        // A link of /proc (`/dev/stdout` leads to `/proc/self/fd/1`) names a pipe or a socket
+        // by no path: opened through the link, it is written to as it is.
+        if let Err(err) = std::fs::symlink_metadata(&next)
+            && err.kind() == io::ErrorKind::NotFound
+            && std::fs::metadata(&path).is_ok_and(|m| !m.is_file() && !m.is_dir())
+        {
+            return Ok(Resolved::AsIsThrough(path));
+        }
+        path = next;
     }
-    Ok((file, false))
+    Err(rustix::io::Errno::LOOP.into())
+}
+
+/// Makes a new file, mode 0600, beside `path` (in its directory, under a temporary name of
+/// the recorder's), to be renamed over `path` once the session starts.
+fn fresh(path: &Path) -> io::Result<(std::fs::File, Place)> {
+    use rustix::fs::{Mode, OFlags};
+    let name = path.file_name().ok_or_else(|| {
+        io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "the path names no file (it ends in `..` or `/`)",
+        )
+    })?;
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    let dir =
+        rustix::fs::open(dir, OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC, Mode::empty())?;
+    let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    let mut tries = 0;
+    loop {
+        let number = TEMP_NUMBER.fetch_add(1, Ordering::Relaxed);
+        let temp =
+            OsString::from(format!(".termloom-recording-{}-{number}.tmp", std::process::id()));
+        match rustix::fs::openat(&dir, &temp, flags, Mode::from_raw_mode(0o600)) {
+            Ok(file) => {
+                let place = Place::Fresh { dir, temp, name: name.to_owned() };
+                return Ok((std::fs::File::from(file), place));
+            }
+            Err(rustix::io::Errno::EXIST) if tries < TEMP_TRIES => tries += 1,
+            Err(err) => return Err(err.into()),
+        }
+    }
+}
+
+/// Opens the recording's file at `path` for writing, and where it is. With `new`, a file is
+/// made at `path` itself, mode 0600, unless something is there (a symbolic link included:
+/// the error is then `AlreadyExists`). Without, the symbolic links at its end are followed
+/// ([`resolve`]); a regular file there, or nothing, gets a new file, mode 0600, made beside
+/// it and renamed over it once the session starts, so that a recording, which may hold what
+/// was typed, is never written into a file others may read or have open; anything else (a
+/// FIFO, a device, `/dev/null`) is written to as it is, neither changed nor truncated.
+fn open(path: &Path, new: bool) -> io::Result<(std::fs::File, Place)> {
+    if new {
+        let file = OpenOptions::new().write(true).create_new(true).mode(0o600).open(path)?;
+        return Ok((file, Place::Made));
+    }
+    match resolve(path)? {
+        Resolved::Fresh(path) => fresh(&path),
+        Resolved::AsIs(path) => {
+            let nofollow = rustix::fs::OFlags::NOFOLLOW.bits() as i32;
+            let file = OpenOptions::new().write(true).custom_flags(nofollow).open(path)?;
+            Ok((file, Place::Kept))
+        }
+        Resolved::AsIsThrough(path) => {
+            Ok((OpenOptions::new().write(true).open(path)?, Place::Kept))
+        }
+    }
 }
 
 /// The header of a recording of a `cols`x`rows` terminal whose program has `TERM=term`.
@@ -155,12 +275,11 @@ fn resize_of(event: &str) -> Option<(u64, u64)> {
 }
 
 impl Recorder {
-    /// Creates `path`, mode 0600, writes the header for a `cols`x`rows` terminal and starts
-    /// the writer thread; the file takes at most `limit` bytes and a last marker. With `new`,
-    /// a file that exists (a symbolic link included) is left alone and the error is
-    /// `AlreadyExists`; without, an existing regular file is made private (mode 0600) and
-    /// then truncated, and anything else (a FIFO, a device) is written to as it is.
-    /// [`Recorder::created`] tells whether the file is the recorder's own.
+    /// Makes the recording's file for `path` (see [`open`]: with `new`, at `path` itself;
+    /// without, afresh beside it, for [`Recorder::commit`] to rename over it), writes the
+    /// header for a `cols`x`rows` terminal and starts the writer thread; the file takes at
+    /// most `limit` bytes and a last marker. Should the header not be written (a full disk),
+    /// the file made is removed and `path` is left as it was.
     pub(crate) fn create(
         path: &Path,
         (cols, rows): (u16, u16),
@@ -169,11 +288,13 @@ impl Recorder {
         term: Option<&str>,
         limit: u64,
     ) -> io::Result<Recorder> {
-        let (file, created) = open(path, new)?;
+        let (file, place) = open(path, new)?;
         let mut out = BufWriter::new(file);
         let header = header(cols, rows, term).to_string();
-        writeln!(out, "{header}")?;
-        out.flush()?;
+        if let Err(err) = writeln!(out, "{header}").and_then(|()| out.flush()) {
+            remove(path, &place);
+            return Err(err);
+        }
         let (tx, rx) = crossbeam_channel::bounded::<String>(QUEUE);
         let (alive, flushed) = crossbeam_channel::bounded::<()>(0);
         let queued = Arc::new(AtomicUsize::new(0));
@@ -223,7 +344,7 @@ impl Recorder {
         let cast = FileCast { tx, queued, written, limit, full: false, last_line, failure };
         let mut recorder = Recorder::with(Sink::File(cast), input, Some(path.to_owned()));
         recorder.written = Some(flushed);
-        recorder.created = created;
+        recorder.place = place;
         Ok(recorder)
     }
 
@@ -258,14 +379,32 @@ impl Recorder {
             withholding: false,
             path,
             written: None,
-            created: false,
+            place: Place::Kept,
         }
     }
 
-    /// Whether the recording's file was made by the recorder (it did not exist before): only
-    /// such a file is removed when the session does not start.
-    pub(crate) fn created(&self) -> bool {
-        self.created
+    /// Puts the recording's file made afresh at its path, once the session has started: it
+    /// is renamed over what was there (a reader who had that open goes on reading what it
+    /// held). Should the rename fail, the file made is removed.
+    pub(crate) fn commit(&mut self) -> io::Result<()> {
+        if let Place::Fresh { dir, temp, name } = &self.place {
+            let renamed = rustix::fs::renameat(dir, temp, dir, name);
+            if let Err(err) = renamed {
+                let _ = rustix::fs::unlinkat(dir, temp, rustix::fs::AtFlags::empty());
+                self.place = Place::Kept;
+                return Err(err.into());
+            }
+            self.place = Place::Kept;
+        }
+        Ok(())
+    }
+
+    /// Ends a recording whose session did not start: the file the recorder made goes (what
+    /// was at the path before stays, a file, a FIFO or a device: `/dev/null` too).
+    pub(crate) fn abandon(self) {
+        if let Some(path) = self.path.clone() {
+            remove(&path, &self.place);
+        }
     }
 
     /// What disconnects once a file's recording is all on disk: its writer thread ends after
@@ -582,6 +721,19 @@ impl Writers {
     }
 }
 
+/// Removes the file the recorder made at `place` for `path`, if it made one.
+fn remove(path: &Path, place: &Place) {
+    match place {
+        Place::Fresh { dir, temp, .. } => {
+            let _ = rustix::fs::unlinkat(dir, temp, rustix::fs::AtFlags::empty());
+        }
+        Place::Made => {
+            let _ = std::fs::remove_file(path);
+        }
+        Place::Kept => {}
+    }
+}
+
 /// Whether a writer has ended.
 fn is_done(written: &Receiver<()>) -> bool {
     matches!(written.try_recv(), Err(crossbeam_channel::TryRecvError::Disconnected))
@@ -613,6 +765,7 @@ mod tests {
         recorder.input(b"ignored");
         recorder.resize(100, 30);
         recorder.marker("matched");
+        recorder.commit().unwrap();
         let written = recorder.written().expect("a file's recording has a writer");
         drop(recorder);
         // The writer thread ends once the recorder is gone, after its last line.
@@ -643,6 +796,7 @@ mod tests {
         for i in 0..events {
             recorder.output(format!("line {i} of some length\r\n").as_bytes());
         }
+        recorder.commit().unwrap();
         let written = recorder.written().expect("a file's recording has a writer");
         drop(recorder);
         finish(&written, Instant::now() + WRITER_DEADLINE);
