@@ -379,6 +379,20 @@ fn sigterm_stops_a_server_whose_socket_was_removed() {
     assert!(status.success(), "{status}");
 }
 
+/// A server whose socket's directory is removed (the runtime directory, at logout) closes
+/// its sessions and exits: `sleep` ran on under a server no client could reach to list or
+/// close it, and which never idled out, having a session.
+#[test]
+fn a_server_whose_socket_is_removed_closes_its_sessions_and_exits() {
+    let mut server = TestServer::start(&[]);
+    server.ok(&["start", "--", "sleep", "1000"]);
+    let pid = session_pid(&server, 1);
+    std::fs::remove_dir_all(server.socket.parent().unwrap()).unwrap();
+    let status = exits(&mut server.child);
+    assert!(status.success(), "{status}");
+    assert!(ends_within(pid, Duration::ZERO), "the session's program is gone when the server is");
+}
+
 #[test]
 fn sigkill_leaves_no_session_behind_and_the_stale_socket_is_replaced() {
     let mut server = TestServer::start(&[]);

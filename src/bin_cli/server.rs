@@ -29,7 +29,9 @@ vanish when its server idles out.
 
 It exits after it has had no session and no client for the idle period, and
 on SIGTERM or SIGINT, closing every session (no process is left behind, even
-if it is killed: its supervisor ends the sessions).
+if it is killed: its supervisor ends the sessions). It also closes every
+session and exits once its socket is removed (its directory too, as at
+logout): no client could reach them.
 
 Options:
   -L NAME                       A separate server by name (default \"default\").

@@ -42,6 +42,9 @@ const ACCEPT_RETRY: (Duration, Duration) = (Duration::from_millis(10), Duration:
 /// How often failures to accept are logged while they go on.
 const ACCEPT_WARNINGS: Duration = Duration::from_secs(60);
 
+/// How often a server looks whether its socket is still there ([`Hub::watch_socket`]).
+const SOCKET_CHECK: Duration = Duration::from_secs(2);
+
 /// How long `termloom/shutdown` waits for its answer to be written before the server stops.
 const ANSWER_BEFORE_STOP: Duration = Duration::from_secs(5);
 
@@ -165,16 +168,21 @@ impl Hub {
         Ok(())
     }
 
-    /// Accepts connections until stopped.
+    /// Accepts connections on `listener` (whose file is `file`) until stopped.
     pub(crate) fn serve(
         self: Arc<Self>,
         listener: &UnixListener,
-        path: &Path,
+        file: socket::SocketFile,
     ) -> std::io::Result<()> {
+        let path = file.path().to_owned();
         let watcher = self.clone();
         std::thread::Builder::new()
             .name("termloom-server-idle".into())
             .spawn(move || watcher.watch_idle())?;
+        let watcher = self.clone();
+        std::thread::Builder::new()
+            .name("termloom-server-socket".into())
+            .spawn(move || watcher.watch_socket(&file))?;
         log::info!("termloom server: listening on {} (pid {})", path.display(), std::process::id());
         // The wait after a failure to accept, while they go on; when one was last logged.
         let mut failing: Option<Duration> = None;
@@ -330,6 +338,43 @@ impl Hub {
                 self.stop();
                 return;
             }
+        }
+    }
+
+    /// Stops the server once its socket's file is gone or replaced (`rm -rf
+    /// /run/user/UID/termloom`, the runtime directory removed at logout), looking every
+    /// [`SOCKET_CHECK`]: no client can reach it any more, to list, attach to or close its
+    /// sessions, and with sessions it never idles out, so they would run on unreachable. It
+    /// does not make the socket again: once its lock file is gone too, another server may
+    /// listen at the path already, and its directory's removal is a logout's, which ends the
+    /// user's processes. One `stat` every few seconds: a watch of the directory (inotify) is
+    /// Linux's alone.
+    fn watch_socket(&self, file: &socket::SocketFile) {
+        let mut life = lock(&self.life);
+        // Woken early by whatever else bears on the server's life: looked at on time all
+        // the same.
+        let mut next = Instant::now() + SOCKET_CHECK;
+        loop {
+            if life.stopping {
+                return;
+            }
+            let left = next.saturating_duration_since(Instant::now());
+            if !left.is_zero() {
+                life = self.changed.wait_timeout(life, left).unwrap_or_else(|e| e.into_inner()).0;
+                continue;
+            }
+            next = Instant::now() + SOCKET_CHECK;
+            // Looked at without the lock: a stat on a slow file system holds up no one.
+            drop(life);
+            if !file.reachable() {
+                log::warn!(
+                    "termloom server: its socket {} was removed or replaced, so no client can reach it; closing every session and exiting",
+                    file.path().display()
+                );
+                self.stop();
+                return;
+            }
+            life = lock(&self.life);
         }
     }
 

@@ -55,10 +55,13 @@
 //!
 //! No async runtime: one thread accepts connections, each connection has a reader and a writer
 //! thread, each tool call runs on a thread of its own (as in `termloom mcp`), each attachment
-//! (`termloom/attach`) streams from a thread of its own, and one thread watches for the server
-//! to be idle. Every one of them blocks in a system call or on a condition variable until
-//! something happens, except an attachment's, which looks at its session's screen every 50 ms
-//! while someone watches; so an idle server makes no wake-ups.
+//! (`termloom/attach`) streams from a thread of its own, one thread watches for the server
+//! to be idle, and one for its socket to be gone. Every one of them blocks in a system call
+//! or on a condition variable until something happens, except an attachment's, which looks at
+//! its session's screen every 50 ms while someone watches, and the socket's watcher, which
+//! looks every 2 s whether the socket's path still names the server's socket: once it was
+//! removed (its directory too, as at logout) or replaced, no client can reach the server,
+//! which then stops, closing every session. So an idle server wakes once every 2 s.
 
 mod attach;
 mod client;
@@ -219,12 +222,13 @@ impl Server {
         ServerStop(self.hub.clone())
     }
 
-    /// Serves until stopped ([`ServerStop::stop`], `termloom/shutdown`) or idle for
-    /// [`ServerOptions::idle_exit`]; then closes every session, removes the socket and
-    /// returns.
+    /// Serves until stopped ([`ServerStop::stop`], `termloom/shutdown`), idle for
+    /// [`ServerOptions::idle_exit`], or unreachable (its socket's file removed or replaced,
+    /// looked at every 2 s); then closes every session, removes the socket (if still its
+    /// own) and returns.
     pub fn run(self) -> io::Result<()> {
         let Server { bound, hub } = self;
-        let result = hub.clone().serve(&bound.listener, &bound.path);
+        let result = hub.clone().serve(&bound.listener, bound.file());
         hub.engine().shutdown();
         drop(bound);
         result

@@ -189,14 +189,39 @@ pub(crate) struct Bound {
     file: (u64, u64),
 }
 
+impl Bound {
+    /// The socket's file, to tell whether clients can still reach this server.
+    pub(crate) fn file(&self) -> SocketFile {
+        SocketFile { path: self.path.clone(), file: self.file }
+    }
+}
+
+/// The file a server listens on, by path and by device and inode.
+#[derive(Debug, Clone)]
+pub(crate) struct SocketFile {
+    path: PathBuf,
+    file: (u64, u64),
+}
+
+impl SocketFile {
+    /// The socket's path.
+    pub(crate) fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Whether its path still names it: `false` once it was removed (its directory too:
+    /// `/run/user/UID` at logout) or replaced, when no client can reach its server any more.
+    pub(crate) fn reachable(&self) -> bool {
+        fs::symlink_metadata(&self.path).is_ok_and(|meta| (meta.dev(), meta.ino()) == self.file)
+    }
+}
+
 impl Drop for Bound {
     /// Removes the socket, if it is still this server's: once its file and lock were removed
     /// (the runtime directory cleaned at logout), another server may listen at the same path,
     /// and its socket is left to it.
     fn drop(&mut self) {
-        let ours = fs::symlink_metadata(&self.path)
-            .is_ok_and(|meta| (meta.dev(), meta.ino()) == self.file);
-        if ours {
+        if self.file().reachable() {
             let _ = fs::remove_file(&self.path);
         }
     }
