@@ -65,6 +65,18 @@ impl TestServer {
         server
     }
 
+    /// Starts a server with a `--config` file that holds `toml`, in a socket directory of its
+    /// own.
+    fn with_config(toml: &str) -> TestServer {
+        let dir = socket_dir();
+        std::fs::create_dir_all(&dir).unwrap();
+        let config = dir.join("config.toml");
+        std::fs::write(&config, toml).unwrap();
+        let mut server = Self::start_at(dir.join("s"), &["--config", config.to_str().unwrap()]);
+        server.dir = Some(dir);
+        server
+    }
+
     /// Starts a server on `socket`; returns once it listens (it says so on stderr).
     fn start_at(socket: PathBuf, extra: &[&str]) -> TestServer {
         TestServer { child: common::start_server(&socket, extra), socket, dir: None }
@@ -377,6 +389,33 @@ fn sigterm_stops_a_server_whose_socket_was_removed() {
     std::fs::remove_file(&server.socket).unwrap();
     let status = server.terminate();
     assert!(status.success(), "{status}");
+}
+
+/// A second SIGTERM while the sessions close kills them at once: the first gives each its
+/// grace (60 s here, to a program that ignores SIGHUP and SIGTERM), and a second one was
+/// ignored, so the server took the whole grace to stop however often it was asked.
+#[test]
+fn a_second_sigterm_kills_every_session_at_once() {
+    let mut server = TestServer::with_config("close_grace_ms = 60000\n");
+    let stubborn = "trap '' HUP TERM; echo ignoring; exec sleep 1000";
+    server.ok(&["start", "--name", "stubborn", "--", "sh", "-c", stubborn]);
+    server.ok(&["wait", "stubborn", "--wait-screen", "ignoring"]);
+    let pid = session_pid(&server, 1);
+    let terminate = || {
+        let pid = rustix::process::Pid::from_raw(server.pid()).unwrap();
+        rustix::process::kill_process(pid, rustix::process::Signal::TERM).unwrap();
+    };
+    terminate();
+    // Stopping, the server accepts no more connections: the first signal was taken.
+    let deadline = std::time::Instant::now() + LONG;
+    while UnixStream::connect(&server.socket).is_ok() {
+        assert!(std::time::Instant::now() < deadline, "the server never began to stop");
+    }
+    terminate();
+    assert!(ends_within(server.pid(), LONG), "the second SIGTERM did not hurry the server");
+    let status = server.child.wait().unwrap();
+    assert_eq!(status.code(), Some(128 + 15), "{status}");
+    assert!(ends_within(pid, LONG), "the session's program {pid} outlived its server");
 }
 
 /// A server whose socket's directory is removed (the runtime directory, at logout) closes
@@ -1232,11 +1271,7 @@ fn a_closed_session_is_refused_as_closed_not_as_exited() {
 /// note that it still runs: no wait was asked for, so nothing timed out.
 #[test]
 fn a_busy_program_is_no_timeout_when_no_wait_was_asked_for() {
-    let dir = socket_dir();
-    std::fs::create_dir_all(&dir).unwrap();
-    let config = dir.join("config.toml");
-    std::fs::write(&config, "default_wait_timeout_ms = 300\n").unwrap();
-    let server = TestServer::start_at(dir.join("s"), &["--config", config.to_str().unwrap()]);
+    let server = TestServer::with_config("default_wait_timeout_ms = 300\n");
     let busy = "while true; do echo t; sleep 0.05; done";
     let started = server.cli(&["start", "--", "sh", "-c", busy]);
     assert_eq!(started.status.code(), Some(0), "{}", describe(&started));
@@ -2050,11 +2085,7 @@ fn errors_and_notes_name_what_the_command_line_takes() {
 /// the 65th client to read a session does not make the first start over.
 #[test]
 fn a_config_file_keeps_every_clients_read_position() {
-    let dir = socket_dir();
-    std::fs::create_dir_all(&dir).unwrap();
-    let config = dir.join("config.toml");
-    std::fs::write(&config, "close_grace_ms = 1000\n").unwrap();
-    let server = TestServer::start_at(dir.join("s"), &["--config", config.to_str().unwrap()]);
+    let server = TestServer::with_config("close_grace_ms = 1000\n");
     server.ok(&["start", "--name", "shared", "--", "sh", "-c", "echo marker-line; exec cat"]);
     // `start` returns once cat waits for input: after the line.
     let read = |client: &str| {
@@ -2512,11 +2543,7 @@ fn a_restarted_server_gives_out_no_earlier_servers_id() {
 /// `Error::code` and the tools do: it gave `unknown_session`, as for no such session.
 #[test]
 fn the_servers_look_up_gives_a_dropped_session_its_code() {
-    let dir = socket_dir();
-    std::fs::create_dir_all(&dir).unwrap();
-    let config = dir.join("config.toml");
-    std::fs::write(&config, "max_closed_sessions = 0\n").unwrap();
-    let server = TestServer::start_at(dir.join("s"), &["--config", config.to_str().unwrap()]);
+    let server = TestServer::with_config("max_closed_sessions = 0\n");
     // (With no ended session kept, the start's own last look at its session can come after
     // the session was dropped: it then fails saying so, the session ended either way.)
     let ended = server.cli(&["start", "--wait-exit", "--", "true"]);
@@ -2677,11 +2704,7 @@ fn a_client_that_does_not_read_its_answers_holds_up_only_itself() {
 /// still waits, and a wait that ends frees its place.
 #[test]
 fn one_process_cannot_take_every_wait_of_a_session_through_many_connections() {
-    let dir = socket_dir();
-    std::fs::create_dir_all(&dir).unwrap();
-    let config = dir.join("config.toml");
-    std::fs::write(&config, "max_waits = 16\nmax_waits_per_reader = 4\n").unwrap();
-    let server = TestServer::start_at(dir.join("s"), &["--config", config.to_str().unwrap()]);
+    let server = TestServer::with_config("max_waits = 16\nmax_waits_per_reader = 4\n");
     server.ok(&["start", "--name", "watched", "--", "cat"]);
     let wait = |text: &str, timeout: u64| json!({"session_id": "watched", "for_text": text, "timeout_ms": timeout});
     // Three connections of this process, none naming a client: three readers to the engine.

@@ -29,9 +29,10 @@ vanish when its server idles out.
 
 It exits after it has had no session and no client for the idle period, and
 on SIGTERM or SIGINT, closing every session (no process is left behind, even
-if it is killed: its supervisor ends the sessions). It also closes every
-session and exits once its socket is removed (its directory too, as at
-logout): no client could reach them.
+if it is killed: its supervisor ends the sessions); a second SIGTERM or SIGINT
+while they close kills them at once. It also closes every session and exits
+once its socket is removed (its directory too, as at logout): no client could
+reach them.
 
 Options:
   -L NAME                       A separate server by name (default \"default\").
@@ -172,13 +173,24 @@ pub(super) fn main(args: Vec<OsString>) -> ExitCode {
         Ok(mut signals) => {
             let watching =
                 std::thread::Builder::new().name("termloom-signals".into()).spawn(move || {
+                    let mut stopping = false;
                     for signal in signals.forever() {
                         if signal == SIGHUP && detach {
                             continue;
                         }
-                        say!("termloom server: received signal {signal}; closing every session");
+                        if stopping {
+                            // Asked again while sessions close, each given its grace: the
+                            // server exits now, and its supervisor, at the end of its socket,
+                            // kills every session at once (as when the server is killed).
+                            say!(
+                                "termloom server: received signal {signal} again; killing every session at once"
+                            );
+                            log::logger().flush();
+                            std::process::exit(128 + signal);
+                        }
+                        say!("termloom server: received signal {signal}; closing every session (send it again to kill them at once)");
                         stop.stop();
-                        return;
+                        stopping = true;
                     }
                 });
             if let Err(err) = watching {
