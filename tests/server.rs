@@ -1704,6 +1704,46 @@ mod attach {
         assert_eq!(asked.status.code(), Some(3), "{}", describe(&asked));
     }
 
+    /// What a person types that is not UTF-8 reaches the program as it was typed: an 8-bit
+    /// Meta key's byte became U+FFFD (`M-oM-?M-=` to `cat -v`), and one that could start a
+    /// character (M-b, 0xE2) was held back until the next key.
+    #[test]
+    fn a_person_types_bytes_that_are_not_utf8_as_they_are() {
+        let server = TestServer::start(&[]);
+        let raw = "stty raw -echo; echo ready; exec cat -v";
+        server.ok(&["start", "--name", "held", "--", "sh", "-c", raw]);
+        server.ok(&["wait", "held", "--wait-screen", "ready"]);
+        let person = attach(&server, &["held", "--takeover"]);
+        person.wait_for_row(23, "you hold it");
+        person.session().send_bytes(b"A\xe9B").unwrap();
+        server.ok(&["wait", "held", "--wait-screen", "AM-iB", "--timeout", "10000"]);
+        person.session().send_bytes(b"\xe2").unwrap();
+        server.ok(&["wait", "held", "--wait-screen", "AM-iBM-b", "--timeout", "10000"]);
+        person.session().send_bytes(DETACH).unwrap();
+        assert!(person.wait_for_exit().success());
+    }
+
+    /// What a person types that the session cannot take (its input queue full, its program
+    /// reading nothing) is refused, and the person is told, on the status line and on
+    /// leaving: it was lost without a word.
+    #[test]
+    fn input_the_session_refuses_is_shown_to_the_person() {
+        let server = TestServer::with_config("write_queue_bytes = 1024\n");
+        let deaf = "stty raw -echo; echo ready; exec sleep 1000";
+        server.ok(&["start", "--name", "deaf", "--", "sh", "-c", deaf]);
+        server.ok(&["wait", "deaf", "--wait-screen", "ready"]);
+        let person = attach(&server, &["deaf", "--takeover"]);
+        person.wait_for_row(23, "you hold it");
+        // More than the terminal's buffers and the queue hold together.
+        person.session().send_bytes(&vec![b'x'; 400_000]).unwrap();
+        person.wait_for_row(23, "input refused, not typed");
+        person.session().send_bytes(DETACH).unwrap();
+        person.wait_for_screen_text("was refused");
+        assert!(person.wait_for_exit().success());
+        let said = person.screen().text().replace('\n', "");
+        assert!(said.contains("write queue of session 1 is full"), "the reason is given: {said}");
+    }
+
     /// What a person types is sent whole: a long paste, read in pieces, has no character
     /// broken where a piece ends.
     #[test]

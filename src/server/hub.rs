@@ -27,6 +27,24 @@ use crate::{Engine, SessionId, SessionState};
 use super::attach::{self, Ended};
 use super::{PROTOCOL, ServerOptions, socket};
 
+/// What `termloom/input` types: its `text`, or its `bytes` (numbers from 0 to 255: what a
+/// person typed that is not UTF-8, such as an 8-bit Meta key's byte); the error says which
+/// to give.
+fn typed_bytes(params: &Map<String, Value>) -> Result<Vec<u8>, String> {
+    let bad = || {
+        "give termloom/input either text (a string) or bytes (an array of numbers from 0 to 255)"
+            .to_owned()
+    };
+    match (params.get("text"), params.get("bytes")) {
+        (Some(Value::String(text)), None) => Ok(text.as_bytes().to_vec()),
+        (None, Some(Value::Array(bytes))) => bytes
+            .iter()
+            .map(|byte| byte.as_u64().and_then(|b| u8::try_from(b).ok()).ok_or_else(bad))
+            .collect(),
+        _ => Err(bad()),
+    }
+}
+
 /// The tools refused to everyone but the holder of a session a person took over.
 const TYPING_TOOLS: [&str; 6] = [
     "terminal_send",
@@ -644,12 +662,12 @@ impl Connection {
                 "this connection does not hold session {id}; attach with takeover first"
             )));
         }
-        let text = params.get("text").and_then(Value::as_str).unwrap_or_default();
+        let bytes = typed_bytes(params).map_err(invalid)?;
         let session = self.hub.engine.session(id).map_err(|e| invalid(e.to_string()))?;
         // Typed since the tool calls before it: a cancelled one no longer interrupts the
         // session's program (see `interrupt_on_cancel`), which is the person's now.
         self.hub.input.of(id).typing();
-        session.send_bytes(text.as_bytes()).map_err(|e| invalid(e.to_string()))?;
+        session.send_bytes(&bytes).map_err(|e| invalid(e.to_string()))?;
         Ok(json!({}))
     }
 
@@ -892,6 +910,25 @@ impl Extension for Connection {
 mod tests {
     use super::*;
     use crate::mcp::tools;
+
+    /// `termloom/input` types text as UTF-8 and bytes as they are; anything else is refused
+    /// saying what to give.
+    #[test]
+    fn input_is_text_or_bytes() {
+        let params = |value: Value| value.as_object().unwrap().clone();
+        assert_eq!(typed_bytes(&params(json!({"text": "é"}))).unwrap(), "é".as_bytes());
+        assert_eq!(typed_bytes(&params(json!({"bytes": [0xe9, 0]}))).unwrap(), [0xe9, 0]);
+        for bad in [
+            json!({}),
+            json!({"bytes": [256]}),
+            json!({"bytes": ["a"]}),
+            json!({"text": 1}),
+            json!({"text": "a", "bytes": [1]}),
+        ] {
+            let err = typed_bytes(&params(bad.clone())).unwrap_err();
+            assert!(err.contains("numbers from 0 to 255"), "{bad}: {err}");
+        }
+    }
 
     #[test]
     fn release_lets_go_of_one_or_every_session() {

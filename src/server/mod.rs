@@ -32,9 +32,13 @@
 //!   frame of the screen it left) or the connection closes. With `takeover` the
 //!   connection holds the session: tools that type into it, signal, resize or close it are
 //!   refused for everyone else with "a person holds this session", until the connection ends.
-//! - `termloom/input` `{"session", "text"}`: types into a session this connection holds.
-//!   It counts as typed after every tool call before it: one cancelled later does not
-//!   interrupt the program with Ctrl-C's signal.
+//! - `termloom/input` `{"session", "text"}` or `{"session", "bytes": [n, ...]}`: types into a
+//!   session this connection holds, `text` as UTF-8, `bytes` (numbers from 0 to 255) as they
+//!   are (what is not UTF-8, such as an 8-bit Meta key's byte). Answers `{}` once queued, or
+//!   an error when it typed nothing (the session's input queue is full, its program ended):
+//!   the input is then lost, and the client is to tell its person. It counts as typed after
+//!   every tool call before it: one cancelled later does not interrupt the program with
+//!   Ctrl-C's signal.
 //! - `termloom/release` `{"session"}`: hands a held session back (the stream goes on).
 //! - `termloom/shutdown`: closes every session and stops the server.
 //!

@@ -15,6 +15,9 @@ pub(super) struct Person {
     pub(super) typed: bool,
     /// They asked for no status line (`--no-status`): its row shows the session too.
     pub(super) no_status: bool,
+    /// What they typed last was refused by the server (the session's input queue was full):
+    /// it was not typed.
+    pub(super) refused: bool,
 }
 
 /// What the person's terminal shows, kept from frame to frame: a frame rewrites only the
@@ -122,6 +125,9 @@ fn draw_status(
         },
         if person.typed { ": what you type is ignored" } else { "" },
     );
+    if person.refused {
+        status.push_str(" · input refused, not typed");
+    }
     if session_cols > cols || session_rows > view_rows {
         status.push_str(&format!(" · clipped from {session_cols}x{session_rows}"));
     }

@@ -34,8 +34,10 @@ default: what you type is ignored (the status line says so once you type).
 With --takeover you type into the session
 and agents' input to it is refused (\"a person holds this session\") until you
 hand it back; the status line of those who watch says \"a person holds it\"
-meanwhile. Ctrl-] detaches (and hands back). Without -L or --socket, the
-server is $TERMLOOM_SOCKET's if set. A session larger than this
+meanwhile. What the session cannot take now (its input queue full) is refused,
+not typed: the bell rings, the status line says so, and leaving says why.
+Ctrl-] detaches (and hands back). Without -L or --socket, the server is
+$TERMLOOM_SOCKET's if set. A session larger than this
 terminal is clipped (to the rows around its cursor), and the status line says
 so, and shows the session's title; resizing this terminal redraws it.
 --no-status gives the status line's row to the session: a session as tall
@@ -55,10 +57,11 @@ and takes it again when continued (fg).
 enum Event {
     /// A frame to draw is waiting in [`Pending`].
     Frame,
-    /// Bytes the person typed.
-    Typed(Vec<u8>),
-    /// The server answered request `id`.
-    Answered(u64),
+    /// Bytes the person typed, and whether they filled the read (more may follow at once,
+    /// the rest of a paste).
+    Typed(Vec<u8>, bool),
+    /// The server answered request `id`: with the error's message if it refused it.
+    Answered(u64, Option<String>),
     /// The person's terminal was resized: draw the last frame again, to its new size.
     Resized,
     /// The attachment ended, why, and whether it failed (an unknown session, one someone
@@ -154,11 +157,13 @@ pub(super) fn main(args: Vec<String>) -> ExitCode {
     // What the person's terminal shows (see Shown).
     let mut shown = Shown::default();
     // The person, as the status line describes them.
-    let mut person = Person { holds: takeover, typed: false, no_status };
+    let mut person = Person { holds: takeover, typed: false, no_status, refused: false };
     // The request handing a held session back, once the person asked to leave.
     let mut release: Option<u64> = None;
     // The start of a character the person typed whose end has not been read yet.
     let mut unfinished: Vec<u8> = Vec::new();
+    // The inputs the server refused (typing nothing), and why the last one was.
+    let mut refused: (usize, String) = (0, String::new());
     // A terminal that cannot be written to ends the attachment: nobody sees it any more.
     let unwritable = |err: std::io::Error| format!("cannot write to the terminal ({err})");
     if let Err(err) = view.write(terminal::ENTER.as_bytes()) {
@@ -224,8 +229,8 @@ pub(super) fn main(args: Vec<String>) -> ExitCode {
                     break;
                 }
             }
-            Event::Typed(_) if release.is_some() => {}
-            Event::Typed(bytes) => {
+            Event::Typed(..) if release.is_some() => {}
+            Event::Typed(bytes, full) => {
                 let detach = bytes.iter().position(|b| *b == DETACH);
                 let typed = &bytes[..detach.unwrap_or(bytes.len())];
                 if !takeover && !typed.is_empty() && !person.typed {
@@ -241,8 +246,11 @@ pub(super) fn main(args: Vec<String>) -> ExitCode {
                 }
                 if takeover && !typed.is_empty() {
                     let mut typed = [std::mem::take(&mut unfinished).as_slice(), typed].concat();
-                    // A character split between two reads (a long paste) is sent whole.
-                    if detach.is_none() {
+                    // A character split between two reads (a long paste, which fills them) is
+                    // sent whole; a read that did not fill the buffer is all there is for now,
+                    // sent as it is: an 8-bit Meta key's byte (M-b, 0xE2) is no character's
+                    // start, and waiting for the next key would hold it back.
+                    if detach.is_none() && full {
                         unfinished = typed.split_off(complete_len(&typed));
                     }
                     if !typed.is_empty() {
@@ -262,9 +270,31 @@ pub(super) fn main(args: Vec<String>) -> ExitCode {
                     Err(_) => break,
                 }
             }
-            Event::Answered(id) => {
+            Event::Answered(id, error) => {
                 if release == Some(id) {
                     reason = "handed back".to_owned();
+                    break;
+                }
+                // An answer to input: refused, it typed nothing, and the person is told (a
+                // bell, the status line, and why on leaving) rather than lose it unseen.
+                let was_refused = person.refused;
+                person.refused = error.is_some();
+                let mut drawing = String::new();
+                if let Some(why) = error {
+                    refused = (refused.0 + 1, why);
+                    // One bell for a run of refusals (each read of a paste is an input).
+                    if !was_refused {
+                        drawing.push('\x07');
+                    }
+                }
+                if person.refused != was_refused
+                    && let Some(frame) = last.as_ref().filter(|_| !stopped)
+                {
+                    drawing += &draw(frame, person, &mut shown);
+                }
+                if !stopped && let Err(err) = view.write(drawing.as_bytes()) {
+                    reason = unwritable(err);
+                    failed = true;
                     break;
                 }
             }
@@ -289,6 +319,11 @@ pub(super) fn main(args: Vec<String>) -> ExitCode {
         }
     }
     view.leave(final_screen.as_deref());
+    if refused.0 > 0 {
+        let (count, why) = refused;
+        let times = if count == 1 { "once".to_owned() } else { format!("{count} times") };
+        say!("termloom: what you typed was refused {times}, and not typed; the last time: {why}");
+    }
     if let Some(signal) = signalled {
         // The terminal may be gone (SIGHUP): a message that cannot be written is no failure.
         let _ = writeln!(std::io::stderr(), "termloom: left session {session}: signal {signal}");
@@ -332,9 +367,15 @@ fn spawn_signal_watcher(events: Sender<Event>) {
     });
 }
 
+/// Sends what the person typed: as text when it is UTF-8, else as its bytes, unchanged (an
+/// 8-bit Meta key's byte, text in another encoding). The answer comes as
+/// [`Event::Answered`].
 fn send_input(sender: &termloom::server::Sender, session: &Value, bytes: &[u8]) {
-    let text = String::from_utf8_lossy(bytes);
-    let _ = sender.send("termloom/input", json!({"session": session, "text": text}));
+    let params = match std::str::from_utf8(bytes) {
+        Ok(text) => json!({"session": session, "text": text}),
+        Err(_) => json!({"session": session, "bytes": bytes}),
+    };
+    let _ = sender.send("termloom/input", params);
 }
 
 /// The newest frame the server sent that is not drawn yet. One that arrives before it is
@@ -379,8 +420,8 @@ fn spawn_reader(
                         Err(message) => Event::End(message, true),
                     };
                 }
-                Ok(Some(Reply::Response { id, .. })) => {
-                    if events.send(Event::Answered(id)).is_err() {
+                Ok(Some(Reply::Response { id, result })) => {
+                    if events.send(Event::Answered(id, result.err())).is_err() {
                         return;
                     }
                 }
@@ -405,7 +446,8 @@ fn spawn_keyboard(events: Sender<Event>) {
                     return;
                 }
                 Ok(n) => {
-                    if events.send(Event::Typed(buffer[..n].to_vec())).is_err() {
+                    let full = n == buffer.len();
+                    if events.send(Event::Typed(buffer[..n].to_vec(), full)).is_err() {
                         return;
                     }
                 }
