@@ -1909,6 +1909,18 @@ fn a_failed_start_uses_up_no_session_id() {
     assert_eq!(started["session_id"], first + 1, "{started}");
 }
 
+/// A server name is a file name: `-L .` and `-L ..` named a directory as the socket (the
+/// socket directory itself, or the one above it), and were taken.
+#[test]
+fn a_server_name_that_is_no_file_name_is_refused() {
+    for name in [".", "..", "", "a/b"] {
+        let output = termloom(&["-L", name, "list"]);
+        assert_code(&output, 2);
+        let said = stderr(&output);
+        assert!(said.contains("is not empty, has no slash and is not . or .."), "{name:?}: {said}");
+    }
+}
+
 /// The small things: advice reaches the server asked for, `list` without a server lists no
 /// session (and with one, none: advice in the command line's terms), `kill-server` without
 /// one has nothing to stop (exit 0: it exited 1 and advised starting a server), and a signal

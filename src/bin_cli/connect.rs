@@ -69,12 +69,11 @@ impl Target {
         let socket = match arg {
             "-L" => {
                 let label = value().ok_or("-L needs a NAME")?;
-                if label.is_empty() {
-                    return Err("-L needs a NAME that is not empty".into());
-                }
-                if label.contains('/') {
+                // The socket's file name in termloom's directory: `.` and `..` would name a
+                // directory (the socket's own, or the one above it) in the socket's place.
+                if label.is_empty() || label.contains('/') || label == "." || label == ".." {
                     return Err(format!(
-                        "-L {label:?}: a server name has no slash (give a path with --socket)"
+                        "-L {label:?}: a server name is the socket's file name, so it is not empty, has no slash and is not . or .. (give a path with --socket)"
                     ));
                 }
                 socket_path(&label)
