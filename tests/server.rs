@@ -537,23 +537,37 @@ fn a_link_in_place_of_the_log_or_the_lock_is_not_followed() {
 /// (`--socket notes.txt`, or `$TERMLOOM_SOCKET` set to it) was taken for a dead server's
 /// socket and removed, by `termloom server` and by the first `termloom start`, which starts
 /// one. Neither removes it now, nor a link there, and each says why.
+/// A file in the socket's place is refused and left alone, and nothing is left beside it:
+/// the refusal left `notes.txt.lock` (the server's) and `notes.txt.log` (the client's that
+/// started it).
 #[test]
 fn a_file_in_the_sockets_place_is_not_removed() {
     let dir = private_dir();
     let notes = dir.join("notes.txt");
     std::fs::write(&notes, "precious\n").unwrap();
+    let left = || {
+        let mut names: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    };
     let refused = server_once(&notes);
     assert_eq!(refused.status.code(), Some(1), "{}", describe(&refused));
     assert!(String::from_utf8_lossy(&refused.stderr).contains("is not a socket"));
+    assert_eq!(left(), ["notes.txt"], "the server's refusal leaves nothing");
     let refused = cli(&notes, &["start", "--", "true"]);
     assert_eq!(refused.status.code(), Some(1), "{}", describe(&refused));
     assert!(String::from_utf8_lossy(&refused.stderr).contains("is not a socket"));
+    assert_eq!(left(), ["notes.txt"], "the client's refusal leaves nothing");
     assert_eq!(std::fs::read_to_string(&notes).unwrap(), "precious\n");
     let link = dir.join("link");
     std::os::unix::fs::symlink(&notes, &link).unwrap();
     let refused = cli(&link, &["start", "--", "true"]);
     assert_eq!(refused.status.code(), Some(1), "{}", describe(&refused));
     assert!(link.is_symlink(), "the link is left");
+    assert_eq!(left(), ["link", "notes.txt"], "nothing is left beside the link");
     assert_eq!(std::fs::read_to_string(&notes).unwrap(), "precious\n");
 }
 

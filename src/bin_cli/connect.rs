@@ -9,7 +9,8 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use termloom::server::{
-    Client, check_socket_dir, check_socket_path, prepare_socket_dir, socket_path,
+    Client, check_socket_dir, check_socket_path, check_socket_place, prepare_socket_dir,
+    socket_path,
 };
 
 /// How long a client waits for a server it started to listen.
@@ -253,9 +254,13 @@ fn remembered_options(socket: &Path) -> Result<Vec<String>, String> {
 /// at the same time is harmless: one server takes the socket's lock and the other exits.
 fn start_server(socket: &Path, log: &Path) -> Result<(Child, Vec<String>), String> {
     let exe = std::env::current_exe().map_err(|e| format!("cannot find termloom itself: {e}"))?;
+    let cannot =
+        |e: io::Error| format!("cannot start a termloom server on {}: {e}", socket.display());
+    // Refused before the log is made beside it, as the server refuses it before its lock: a
+    // refusal leaves nothing behind.
+    check_socket_place(socket).map_err(cannot)?;
     // The directory must exist, and be safe, for the log first.
-    prepare_socket_dir(socket)
-        .map_err(|e| format!("cannot start a termloom server on {}: {e}", socket.display()))?;
+    prepare_socket_dir(socket).map_err(cannot)?;
     let remembered = remembered_options(socket)?;
     let log_file = OpenOptions::new()
         .create(true)

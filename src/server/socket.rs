@@ -46,6 +46,24 @@ pub fn check_socket_path(path: &Path) -> io::Result<()> {
     ))
 }
 
+/// Refuses a socket `path` where something other than a socket is (a file named with
+/// `--socket` by mistake, a link, a directory): it is no server's socket, and termloom
+/// replaces only a stale socket. An [`io::ErrorKind::AlreadyExists`] error that says so;
+/// nothing there, or a socket, is no refusal.
+pub fn check_socket_place(path: &Path) -> io::Result<()> {
+    use std::os::unix::fs::FileTypeExt;
+    match fs::symlink_metadata(path) {
+        Ok(meta) if !meta.file_type().is_socket() => Err(io::Error::new(
+            io::ErrorKind::AlreadyExists,
+            format!(
+                "{} is not a socket, so no server's (termloom replaces only a stale socket); name another path for the socket, or remove it if it is no longer needed",
+                path.display()
+            ),
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// Makes sure the directory of the socket `path` exists and is safe for the files a server
 /// keeps beside its socket (lock, log, options): created private (0700) where it is missing;
 /// this user's own. termloom's own directory ([`socket_dir`]) is made private if it is not; a
@@ -231,6 +249,8 @@ impl Drop for Bound {
 /// file beside it), a stale socket (its server gone) replaced, the socket 0600.
 pub(crate) fn bind(path: &Path) -> io::Result<Bound> {
     check_socket_path(path)?;
+    // Refused before the lock file is made beside it: a refusal leaves nothing behind.
+    check_socket_place(path)?;
     prepare_socket_dir(path)?;
     let lock_path = with_suffix(path, ".lock");
     let lock = OpenOptions::new()
@@ -254,18 +274,10 @@ pub(crate) fn bind(path: &Path) -> io::Result<Bound> {
     }
     // The lock is ours, so whatever socket is there belongs to a server that is gone, unless
     // something that does not take the lock answers on it. Anything else there (a file
-    // named with --socket by mistake, a link) is no socket of a server's, and is left alone.
-    if let Ok(meta) = fs::symlink_metadata(path) {
-        use std::os::unix::fs::FileTypeExt;
-        if !meta.file_type().is_socket() {
-            return Err(io::Error::new(
-                io::ErrorKind::AlreadyExists,
-                format!(
-                    "{} is not a socket, so no server's (termloom replaces only a stale socket); name another path for the socket, or remove it if it is no longer needed",
-                    path.display()
-                ),
-            ));
-        }
+    // named with --socket by mistake, a link) is no socket of a server's, and is left alone
+    // (looked at again: it may have come since the check above).
+    if fs::symlink_metadata(path).is_ok() {
+        check_socket_place(path)?;
         if UnixStream::connect(path).is_ok() {
             return Err(io::Error::new(
                 io::ErrorKind::AddrInUse,
