@@ -1202,6 +1202,49 @@ fn a_wait_cut_short_by_a_question_exits_3() {
     assert!(help.contains("3 the program asks for input"), "{help}");
 }
 
+/// A start whose wait was refused is no success: `termloom start --wait-prompt -- cat &&
+/// next` must not go on as if the prompt came (it exited 0). A wait refused once the program
+/// ran keeps the session, its id printed, the note saying why and the program's state
+/// (`--json`: `wait_refusal`); one that is known to be refused before (a place off the
+/// screen asked for) starts nothing.
+#[test]
+fn a_start_whose_wait_is_refused_exits_1() {
+    let server = PrivateServer::start();
+    let output = server.cli(&["start", "--wait-prompt", "--", "cat"]);
+    assert_code(&output, 1);
+    let out = stdout(&output);
+    assert!(out.starts_with("[session 1 started · cat "), "{out}");
+    assert!(out.contains("--wait-prompt can never hold"), "{out}");
+    assert!(out.contains("session 1 runs (wait on it with termloom read"), "{out}");
+    let output = server.cli(&["start", "--json", "--wait-prompt", "--", "cat"]);
+    assert_code(&output, 1);
+    let result = json(&output);
+    assert_eq!(result["session_id"], 2, "{result}");
+    assert_eq!(result["wait_refused"], true, "{result}");
+    let why = result["wait_refusal"].as_str().unwrap_or_default();
+    assert!(why.contains("prompt can never hold"), "{result}");
+    // A program that has exited already is not said to run.
+    let output = server.cli(&["start", "--wait-prompt", "--", "sh", "-c", "true"]);
+    assert_code(&output, 1);
+    let out = stdout(&output);
+    assert!(out.contains("session 3 ran and has exited: do not start"), "{out}");
+    assert!(!out.contains("session 3 runs"), "{out}");
+    // Off the screen asked for: refused before anything started.
+    for wait in [&["--wait-cursor", "99,99"][..], &["--wait-screen", "x", "--wait-row", "40"]] {
+        let args = [&["start", "--size", "80x24"], wait, &["--", "cat"]].concat();
+        let output = server.cli(&args);
+        assert_code(&output, 1);
+        let err = stderr(&output);
+        assert!(err.contains("off the requested 80x24 screen"), "{err}");
+        assert!(err.contains("nothing was started"), "{err}");
+        assert_eq!(stdout(&output), "", "{err}");
+    }
+    let listed = json(&server.cli(&["list", "--json"]));
+    assert_eq!(listed["sessions"].as_array().map(Vec::len), Some(3), "{listed}");
+    let help = stdout(&termloom(&["help", "start"]));
+    assert!(help.contains("a start's wait was\nrefused once its program ran"), "{help}");
+}
+
 /// `termloom send ID --text 'less FILE' --submit` at a shell prompt shows less's screen, and
 /// `--keys q` then printed the line typed before, which less had hidden on the primary
 /// screen before any read reached it (`less FILE`, then the prompt): the client typed it, so

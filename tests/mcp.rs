@@ -3537,7 +3537,31 @@ fn a_start_whose_wait_is_refused_returns_the_running_session() {
     assert!(shown.contains(&format!("session {id} runs")), "{shown}");
     assert!(!shown.contains("nothing was sent"), "{shown}");
     assert_eq!(result["wait_refused"], true, "{result}");
+    let why = result["wait_refusal"].as_str().unwrap_or_default();
+    assert!(why.contains("prompt can never hold"), "the reason, for a script: {result}");
     assert_eq!(result["wait"]["default"], true, "the default wait was done: {result}");
+    // A program that has already exited is not said to run.
+    let ended =
+        client.call("terminal_start", json!({"argv": ["sh", "-c", "true"], "prompt": true}));
+    let said = text(&ended);
+    let ended_id = &ended["structuredContent"]["session_id"];
+    assert!(said.contains(&format!("session {ended_id} ran and has exited")), "{said}");
+    assert!(!said.contains(&format!("session {ended_id} runs")), "{said}");
+    // A wait known to be refused before the start (a place off the screen asked for) starts
+    // nothing, and says so.
+    let before = client.tool("terminal_list", json!({}))["sessions"].as_array().unwrap().len();
+    for wait in [json!({"for_cursor": "99,99"}), json!({"for_screen_text": "x", "screen_row": 24})]
+    {
+        let mut args = json!({"argv": ["cat"], "cols": 80, "rows": 24});
+        args.as_object_mut().unwrap().extend(wait.as_object().unwrap().clone());
+        let refused = client.call("terminal_start", args);
+        let said = text(&refused);
+        assert_eq!(refused["isError"], true, "{said}");
+        assert!(said.contains("off the requested 80x24 screen"), "{said}");
+        assert!(said.contains("nothing was started"), "{said}");
+    }
+    let after = client.tool("terminal_list", json!({}))["sessions"].as_array().unwrap().len();
+    assert_eq!(after, before, "nothing was started");
     // It runs and takes input.
     let sent = client.tool(
         "terminal_send",
@@ -3608,6 +3632,19 @@ fn a_recording_that_failed_is_said_by_the_tools() {
     let entry = |of: &Value| entries.iter().find(|e| e["session_id"] == *of).unwrap().clone();
     assert_eq!(entry(&json!(id))["recording_error"], "Broken pipe", "{entries:?}");
     assert_eq!(entry(&whole).get("recording_error"), None, "{entries:?}");
+    // So do the look-ups' headers (lines, search, find, svg).
+    for lookup in [
+        json!({"lines": "19999-"}),
+        json!({"search": "1"}),
+        json!({"find": "1"}),
+        json!({"svg": true, "max_bytes": 1 << 20}),
+    ] {
+        let mut args = lookup.clone();
+        args["session_id"] = json!(id);
+        let read = client.call("terminal_read", args);
+        let header = text(&read).lines().next().unwrap_or_default().to_owned();
+        assert!(header.ends_with(" · recording failed]"), "{lookup}: {header}");
+    }
     // A session whose recording is whole (or that is not recorded) gets no word of it.
     let read = client.call("terminal_read", json!({"session_id": whole}));
     assert!(!text(&read).contains("recording"), "{read}");

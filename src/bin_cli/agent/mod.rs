@@ -30,6 +30,9 @@ const EXIT_TIMEOUT: u8 = 124;
 /// Exit code when the program exited (or its session was closed) before a wait's condition
 /// held, as `termloom run`'s.
 const EXIT_ENDED: u8 = 1;
+/// Exit code when a start's wait was refused once its program ran (the session runs): as
+/// for any request the server refuses.
+const EXIT_REFUSED: u8 = 1;
 /// Exit code when the program asks for input before a wait's condition held (or `exec`'s
 /// command asks for input): the condition may still hold once it is answered, but not before.
 const EXIT_INPUT: u8 = 3;
@@ -262,6 +265,12 @@ fn report(command: &CommandDef, request: &Request, result: &ToolResult) -> ExitC
     };
     if printed != ExitCode::SUCCESS {
         return printed;
+    }
+    // A start whose wait was refused once its program ran: the session runs (its id is
+    // printed), but what was asked for was not waited for, and `termloom start --wait-... &&
+    // next` must not go on as if it held.
+    if structured["wait_refused"] == true {
+        return ExitCode::from(EXIT_REFUSED);
     }
     let wait = &structured["wait"];
     // The program asks for input first: what was waited for cannot come before an answer,

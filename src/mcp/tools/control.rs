@@ -15,7 +15,7 @@ use super::io::{interrupt_on_cancel, place};
 use super::progress::await_reply_unless_stopped;
 use super::render::{
     RECORDING_FAILED, doing, exit_parts, push_block, put_recording_error, recording_failed,
-    status_json, under_header,
+    recording_has_failed, status_json, under_header,
 };
 use super::view::{
     Typed, View, ViewArgs, dropped_note, max_bytes, pager_prompt_ending, read_new, show,
@@ -163,7 +163,7 @@ pub(crate) fn run(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
     };
     let can_ask = !matches!(call.secrets, super::Secrets::Unavailable(_));
     // (A shell closed after its command has its recording all written, or its error known.)
-    let recording_failed = session.info().is_ok_and(|info| info.recording_error.is_some());
+    let recording_failed = recording_has_failed(&session);
     let ran = Ran {
         id: session.id(),
         new_session,

@@ -11,7 +11,6 @@ use crate::{
 use super::args::Args;
 use super::catalog::MOUSE_ACTIONS;
 use super::lookup;
-use super::render::under_header;
 use super::view::{Typed, show, view_args};
 use super::waits::{self, DefaultWait};
 use super::{Call, SessionInput, ToolError, ToolOutput};
@@ -27,6 +26,13 @@ pub(crate) fn start(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
     // files may be between reads of the terminal.
     let default = if spec.shell_integration { DefaultWait::Prompt } else { DefaultWait::Settle };
     let plan = waits::plan(args, default, call.engine.config())?;
+    // A wait that cannot hold on the screen asked for is refused while nothing has started.
+    let config = call.engine.config();
+    let (cols, rows) = spec.size.unwrap_or((config.cols, config.rows));
+    if let Some(why) = plan.as_ref().and_then(|plan| waits::refusal_before_start(plan, cols, rows))
+    {
+        return Err(ToolError::invalid_input(format!("{why}; nothing was started")));
+    }
     let claim = match args.str("name") {
         Some(name) => Some(call.caller.names.claim(name, call.engine)?),
         None => None,
@@ -37,25 +43,15 @@ pub(crate) fn start(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         claim.bind(session.id());
     }
     let shown = (|| {
-        let waited = plan.as_ref().map(|plan| waits::run_started(call, &session, plan));
-        let (report, refused) = waited.transpose()?.unzip();
+        let report = plan.as_ref().map(|plan| waits::run_started(call, &session, plan));
+        let report = report.transpose()?;
         if call.cancel.is_cancelled() {
             return Err(ToolError::cancelled());
         }
+        // (A wait refused once the program ran is said under the header: the session is
+        // started whatever its wait.)
         let mut output = show(call, &session, view, report.as_ref(), true)?;
         output.started = Some(session.id());
-        // The session runs whatever its wait: a refused wait is said beside it, not as the
-        // call's failure, which would read as if nothing had started.
-        if let Some(why) = refused.flatten() {
-            let id = session.id();
-            under_header(
-                &mut output.text,
-                &format!(
-                    "[the wait asked for was refused, the default one done instead: {why}; session {id} runs (wait on it with terminal_read): do not start it again]"
-                ),
-            );
-            output.structured["wait_refused"] = serde_json::json!(true);
-        }
         if let Some(path) = session.info().ok().and_then(|info| info.recording) {
             output.text.push_str(&format!("[recording to {}]\n", path.display()));
             output.structured["recording"] = serde_json::json!(path);

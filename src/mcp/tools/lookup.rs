@@ -8,7 +8,7 @@ use crate::Session;
 
 use super::args::Args;
 use super::budget::Budget;
-use super::render::{Header, header, push_block, status_json};
+use super::render::{Header, header, push_block, recording_has_failed, status_json};
 use super::view::max_bytes;
 use super::waits::Report;
 use super::{ToolError, ToolOutput};
@@ -68,7 +68,7 @@ pub(crate) fn lookup(
         status: &status,
         at: None,
         wait: wait.as_deref(),
-        recording_failed: false,
+        recording_failed: recording_has_failed(session),
     }
     .render();
     push_block(&mut text, &block);
@@ -100,7 +100,7 @@ fn svg(session: &Session, max: usize) -> Result<ToolOutput, ToolError> {
         ))
         .code("too_large"));
     }
-    let mut text = header(&session.status()?);
+    let mut text = header(session)?;
     push_block(&mut text, &image);
     let structured = serde_json::json!({ "session_id": session.id().0, "svg_bytes": image.len() });
     Ok(ToolOutput::new(text, structured))
@@ -122,7 +122,7 @@ fn png(session: &Session, max: usize, largest: usize) -> Result<ToolOutput, Tool
         ))
         .code("too_large"));
     }
-    let mut text = header(&session.status()?);
+    let mut text = header(session)?;
     push_block(&mut text, &format!("[a PNG picture of the screen, {} bytes]", image.len()));
     let structured = serde_json::json!({ "session_id": session.id().0, "png_bytes": image.len() });
     let mut output = ToolOutput::new(text, structured);

@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use crate::{Activity, ExitStatus, Process, SessionId, Status};
+use crate::{Activity, ExitStatus, Process, Session, SessionId, Status};
 
 /// How a program ended, as (code, signal).
 pub(crate) fn exit_parts(status: Option<ExitStatus>) -> (Option<i32>, Option<i32>) {
@@ -38,11 +38,20 @@ pub(crate) fn status_json(status: &Status) -> Value {
     })
 }
 
-/// The one-line status header of a result for the session its call named: what its
-/// foreground program is doing, and at the shell's prompt its last command's exit code, e.g.
-/// `[bash at the shell prompt · last exit 0]`.
-pub(crate) fn header(status: &Status) -> String {
-    Header { started: None, status, at: None, wait: None, recording_failed: false }.render()
+/// The one-line status header of a result for `session`, which its call named: what its
+/// foreground program is doing, at the shell's prompt its last command's exit code, and that
+/// its recording failed, e.g. `[bash at the shell prompt · last exit 0]`.
+pub(crate) fn header(session: &Session) -> crate::Result<String> {
+    let status = session.status()?;
+    let recording_failed = recording_has_failed(session);
+    Ok(Header { started: None, status: &status, at: None, wait: None, recording_failed }.render())
+}
+
+/// Whether `session`'s recording's file lacks the rest of it
+/// ([`SessionInfo::recording_error`](crate::SessionInfo::recording_error)), as every status
+/// header says.
+pub(crate) fn recording_has_failed(session: &Session) -> bool {
+    session.info().is_ok_and(|info| info.recording_error.is_some())
 }
 
 /// A result's first line: the session when this call started it (a call that named its
@@ -171,6 +180,11 @@ pub(crate) fn push_block(out: &mut String, text: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The header of a session in `status` whose recording did not fail.
+    fn header(status: &Status) -> String {
+        Header { started: None, status, at: None, wait: None, recording_failed: false }.render()
+    }
 
     #[test]
     fn header_names_a_started_session_status_foreground_and_exit() {

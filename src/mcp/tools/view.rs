@@ -1006,6 +1006,22 @@ fn layout(
         recording_failed: reading.recording_failed,
     }
     .render();
+    // A wait this start asked for that was refused once the program ran: said first, with
+    // the session's state, so that it is not started again.
+    if let Some(why) = wait.as_ref().and_then(|w| w.refused.as_deref()) {
+        let state = match reading.new.status.activity {
+            crate::Activity::Exited(_) => "ran and has exited",
+            crate::Activity::Closed(_) => "ran and was closed",
+            _ => "runs (wait on it with terminal_read)",
+        };
+        let id = reading.id;
+        push_block(
+            &mut text,
+            &format!(
+                "[wait refused, the default one done instead: {why}; session {id} {state}: do not start it again]"
+            ),
+        );
+    }
     // (Only with the line: a line cleared since, such as a pager's ":" on its way out, has
     // nothing to repeat.)
     if reading.new.rewritten && !output.is_empty() {
@@ -1115,7 +1131,7 @@ fn layout(
         "rewritten": reading.new.rewritten,
         "missed_lines": reading.new.missed_lines,
         "screen": screen_json,
-        "wait": wait.map(|w| w.json()),
+        "wait": wait.as_ref().map(|w| w.json()),
     });
     if let Some((first, last)) = reading.unshown {
         structured["lines_not_on_screen"] = json!([first, last]);
@@ -1128,6 +1144,10 @@ fn layout(
     }
     if reading.new.position_forgotten {
         structured["position_forgotten"] = json!(true);
+    }
+    if let Some(why) = wait.as_ref().and_then(|w| w.refused.as_deref()) {
+        structured["wait_refused"] = json!(true);
+        structured["wait_refusal"] = json!(why);
     }
     (ToolOutput::new(text, structured), screen_whole)
 }
@@ -1241,8 +1261,14 @@ mod tests {
                     settled_by: implicit.then(|| "quiet for 18446744073709551615 ms".into()),
                     screen: None,
                     echo_at: None,
+                    refused: None,
                 });
             }
+        }
+        // A start's wait refused once its program ran: the default one done instead.
+        let refused = reports.iter().filter(|r| r.implicit).cloned().collect::<Vec<_>>();
+        for report in refused {
+            reports.push(Report { refused: Some(worst::string(500)), ..report });
         }
         reports
     }
@@ -1321,6 +1347,7 @@ mod tests {
             printed_before: None,
             screen: None,
             echo_at: None,
+            refused: None,
         };
         let (output, _) = layout(
             &reading("new output".into(), Some(screen)),

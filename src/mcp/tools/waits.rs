@@ -142,6 +142,9 @@ pub(crate) struct Report {
     /// it there), as the wait found it (`TypedLine::anchor`): further on than the line it was
     /// typed on when output was still unread (see `View::echo_at`).
     pub echo_at: Option<(u64, usize)>,
+    /// Why the wait the call asked for was refused, this default one done instead
+    /// ([`run_started`]): its result says so, with the session's state.
+    pub refused: Option<String>,
 }
 
 /// Builds the wait from the call's arguments.
@@ -304,21 +307,35 @@ fn refusal(plan: &Plan, session: &Session) -> crate::Result<Option<String>> {
             "session {id} shows a full-screen program on the alternate screen, whose screen is no transcript: for_text and for_regex match only the lines ended before it took that screen, which it hides (a line left half-written at the cursor then, only once it leaves), and what is printed after it leaves it (a command it runs, or once it ends), not what it shows; wait with for_screen_text (or stable_ms, input_wait) instead"
         )));
     }
-    let (rows, cols) = (screen.rows, screen.cols);
+    Ok(off_screen(plan, &format!("session {id}'s"), screen.cols, screen.rows))
+}
+
+/// Why a wait for `plan` on a session about to be started with a `cols` x `rows` screen
+/// cannot hold, if that is known before it starts: a place off that screen (`terminal_start`
+/// refuses it before anything is started; what needs the running program, [`refusal`] tells
+/// once it runs).
+pub(crate) fn refusal_before_start(plan: &Plan, cols: u16, rows: u16) -> Option<String> {
+    off_screen(plan, "the requested", cols, rows)
+}
+
+/// Why a wait for `plan` cannot hold on the `cols` x `rows` screen `whose` (`session 3's`): a
+/// `screen_row` or `for_cursor` off it.
+fn off_screen(plan: &Plan, whose: &str, cols: u16, rows: u16) -> Option<String> {
+    let Places { row, cursor } = plan.places;
     let off = |what: String| {
         Some(format!(
-            "{what} is off session {id}'s {cols}x{rows} screen (rows 0-{}, columns 0-{}), so the wait could never hold",
+            "{what} is off {whose} {cols}x{rows} screen (rows 0-{}, columns 0-{}), so the wait could never hold",
             rows.saturating_sub(1),
             cols.saturating_sub(1)
         ))
     };
     if let Some(row) = row.filter(|&row| row >= rows) {
-        return Ok(off(format!("screen_row {row}")));
+        return off(format!("screen_row {row}"));
     }
     if let Some((row, col)) = cursor.filter(|&(row, col)| row >= rows || col >= cols) {
-        return Ok(off(format!("for_cursor \"{row},{col}\"")));
+        return off(format!("for_cursor \"{row},{col}\""));
     }
-    Ok(None)
+    None
 }
 
 /// [`run`] for the wait that follows what a call did to `session` (`done`: "the input was
@@ -362,21 +379,18 @@ pub(crate) fn run_after(
 }
 
 /// [`run`] for the wait of a call that started `session` (`terminal_start`). A wait that
-/// cannot hold ([`check`]) does not undo the start: the default wait ([`Plan::settle`], within
-/// the wait's timeout) is done instead, and why the asked-for one was refused comes back
-/// beside its report, for the result to say beside the session it started. (Refused as an
-/// error, "nothing was sent", it read as if nothing had happened, though the program ran:
-/// a model would start it again.)
-pub(crate) fn run_started(
-    call: &Call,
-    session: &Session,
-    plan: &Plan,
-) -> crate::Result<(Report, Option<String>)> {
+/// cannot hold ([`check`]: what only the running program tells, such as whether it marks
+/// prompts; [`refusal_before_start`] refused the rest before the start) does not undo the
+/// start: the default wait ([`Plan::settle`], within the wait's timeout) is done instead, and
+/// why the asked-for one was refused comes back in its report ([`Report::refused`]), for the
+/// result to say beside the session it started. (Refused as an error, "nothing was sent", it
+/// read as if nothing had happened, though the program ran: a model would start it again.)
+pub(crate) fn run_started(call: &Call, session: &Session, plan: &Plan) -> crate::Result<Report> {
     match refusal(plan, session)? {
-        None => Ok((wait(call, session, plan)?, None)),
+        None => wait(call, session, plan),
         Some(why) => {
             let settle = Plan::settle(call.engine.config(), plan.timeout);
-            Ok((wait(call, session, &settle)?, Some(why)))
+            Ok(Report { refused: Some(why), ..wait(call, session, &settle)? })
         }
     }
 }
@@ -424,6 +438,7 @@ fn wait(call: &Call, session: &Session, plan: &Plan) -> crate::Result<Report> {
         printed_before: None,
         screen,
         echo_at,
+        refused: None,
     };
     Ok(match outcome.fired {
         // (The default wait's conditions are states, which match no text.)
@@ -498,6 +513,8 @@ impl Report {
             printed_before: self.printed_before,
             screen: None,
             echo_at: self.echo_at,
+            // (Before what it shows: without it, what was shown reads as the wait's answer.)
+            refused: self.refused.as_deref().map(|why| budget.label(why, 1, "reason")),
         }
     }
 
@@ -615,6 +632,7 @@ mod tests {
             printed_before: None,
             screen: None,
             echo_at: None,
+            refused: None,
         }
     }
 
