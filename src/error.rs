@@ -202,16 +202,16 @@ pub enum Error {
     /// by a relay that hosts more than one terminal (GNU screen's server with several windows,
     /// tmux's with several panes, one whose foreground group ended included): `/proc` cannot tell which
     /// of them the multiplexer shows, and it sends the keys to that one, whichever asked. Or by
-    /// a relay whose open files `/proc` does not show (another user's): what it hosts cannot
-    /// be seen, and it is refused as one that hosts several (`terminals` is `None`).
-    /// Nothing was typed.
+    /// a relay whose open files termloom could not all look at (`terminals` is the
+    /// [`RelayUnseen`] reason): what it hosts cannot be seen, and it is refused as one that
+    /// hosts several. Nothing was typed.
     SecretThroughMultiplexer {
         /// The session.
         session: SessionId,
         /// The relay: its name and pid.
         relay: String,
-        /// How many terminals it hosts; `None` when that could not be read.
-        terminals: Option<usize>,
+        /// How many terminals it hosts, or why that could not be seen.
+        terminals: std::result::Result<usize, RelayUnseen>,
     },
     /// [`Session::send_secret`](crate::Session::send_secret) was called while another secret
     /// for the same session waited for its program to read the terminal (or while MCP's
@@ -253,6 +253,27 @@ pub enum Error {
 
 /// Shorthand for results carrying [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Why termloom could not see what a relay of a session's terminal hosts
+/// ([`Error::SecretThroughMultiplexer`]): its open files were not all looked at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RelayUnseen {
+    /// `/proc` did not show them: the relay runs as another user, or `/proc` (its mount
+    /// options, a security module) hides them.
+    Unreadable,
+    /// It holds more open files than termloom looks at in one process (`limit`, 1,024).
+    TooManyFiles {
+        /// How many of one process's open files termloom looks at.
+        limit: u64,
+    },
+    /// The look ran out of the open files it may read in all (`budget`, 4,096, across the
+    /// session's processes and their relays) before it had read all of the relay's.
+    BudgetSpent {
+        /// How many open files one look reads in all.
+        budget: usize,
+    },
+}
 
 impl Error {
     pub(crate) fn io(context: impl Into<String>, source: io::Error) -> Self {
@@ -540,16 +561,32 @@ impl fmt::Display for Whole<'_> {
                 f,
                 "session {session} is at a password prompt, but its program did not read the terminal within {waited:.1?} ({doing}): the secret would wait there for whatever reads it next; the secret was not typed (send it once the program waits for the password)"
             ),
-            Error::SecretThroughMultiplexer { session, relay, terminals: Some(terminals) } => {
+            Error::SecretThroughMultiplexer { session, relay, terminals: Ok(terminals) } => {
                 write!(
                     f,
                     "session {session}'s keys go through {relay}, which hosts {terminals} terminals (windows or panes): termloom cannot tell which one it shows and sends the keys to, so the secret could reach another window than the one asking, which may show it (switching to the window that asks is no help: it cannot be seen); the secret was not typed (close the multiplexer's other windows so that it hosts only the one asking, or run the program outside the multiplexer, or have a person type the secret)"
                 )
             }
-            Error::SecretThroughMultiplexer { session, relay, terminals: None } => write!(
-                f,
-                "session {session}'s keys go through {relay}, whose open files termloom could not all read in /proc (it runs as another user, or /proc hides them): what it relays to cannot be seen, so which terminal would get the secret, and whether another window could show it, cannot be told, and termloom refuses it; the secret was not typed (run the program outside {relay}, or run termloom as {relay}'s user, or have a person type the secret)"
-            ),
+            Error::SecretThroughMultiplexer { session, relay, terminals: Err(unseen) } => {
+                let (why, remedy) = match unseen {
+                    RelayUnseen::Unreadable => (
+                        "could not all read in /proc (it runs as another user, or /proc hides them)".to_owned(),
+                        format!("run termloom as {relay}'s user"),
+                    ),
+                    RelayUnseen::TooManyFiles { limit } => (
+                        format!("did not all read: it holds more than {limit}, the most termloom looks at in one process"),
+                        format!("have {relay} hold fewer open files"),
+                    ),
+                    RelayUnseen::BudgetSpent { budget } => (
+                        format!("did not all read: its look at the session's processes had read {budget} open files in all, the most one look reads, before it had read all of {relay}'s"),
+                        "have the session's processes hold fewer open files".to_owned(),
+                    ),
+                };
+                write!(
+                    f,
+                    "session {session}'s keys go through {relay}, whose open files termloom {why}: what it relays to cannot be seen, so which terminal would get the secret, and whether another window could show it, cannot be told, and termloom refuses it; the secret was not typed (run the program outside {relay}, or {remedy}, or have a person type the secret)"
+                )
+            }
             Error::SecretPending { session } => write!(
                 f,
                 "a secret is already being asked for session {session}: another call's secret waits for its program to read the terminal (or another call looks whether one would be typed, before it asks a person), and a password prompt reads one; this secret was not typed, and no one was asked for it (call again once the other call is answered, if the program still asks)"
@@ -612,7 +649,7 @@ mod tests {
             relay: "screen (pid 77)".into(),
             terminals,
         };
-        let unseen = relay(None).to_string();
+        let unseen = relay(Err(RelayUnseen::Unreadable)).to_string();
         assert!(!unseen.contains("unknown number"), "{unseen}");
         assert!(!unseen.contains("hosts"), "{unseen}");
         assert!(
@@ -622,9 +659,37 @@ mod tests {
             "{unseen}"
         );
         assert!(unseen.contains("the secret was not typed"), "{unseen}");
-        let seen = relay(Some(3)).to_string();
+        let seen = relay(Ok(3)).to_string();
         assert!(seen.contains("which hosts 3 terminals (windows or panes)"), "{seen}");
-        assert_eq!(relay(None).code(), "secret_through_multiplexer");
+        assert_eq!(relay(Err(RelayUnseen::Unreadable)).code(), "secret_through_multiplexer");
+    }
+
+    /// A relay whose open files were not all read for their number (more than one process's
+    /// 1,024, or the look's 4,096 in all) is refused for that, not as one that runs as
+    /// another user or that /proc hides (which it does not: running as its user is no help).
+    #[test]
+    fn a_relay_with_too_many_open_files_is_refused_for_that() {
+        let relay = |unseen| {
+            Error::SecretThroughMultiplexer {
+                session: SessionId(4),
+                relay: "python3 (pid 77)".into(),
+                terminals: Err(unseen),
+            }
+            .to_string()
+        };
+        let many = relay(RelayUnseen::TooManyFiles { limit: 1024 });
+        let spent = relay(RelayUnseen::BudgetSpent { budget: 4096 });
+        for said in [&many, &spent] {
+            assert!(!said.contains("another user"), "{said}");
+            assert!(!said.contains("hides them"), "{said}");
+            assert!(!said.contains("run termloom as"), "{said}");
+            assert!(said.contains("the secret was not typed"), "{said}");
+        }
+        assert!(
+            many.contains("it holds more than 1024, the most termloom looks at in one process"),
+            "{many}"
+        );
+        assert!(spent.contains("had read 4096 open files in all"), "{spent}");
     }
 
     /// A command line left unfinished was abandoned with Ctrl-C: the shell is back at its

@@ -1056,7 +1056,7 @@ fn gnu_screen_with_two_windows_names_no_window_the_reader() {
     let reader = outcome.status.foreground.as_ref().map(|p| p.name.as_str());
     assert_eq!(reader, Some("screen"), "{outcome}");
     let err = screen.send_secret("hunter2").unwrap_err();
-    assert!(matches!(err, Error::SecretThroughMultiplexer { terminals: Some(2), .. }), "{err}");
+    assert!(matches!(err, Error::SecretThroughMultiplexer { terminals: Ok(2), .. }), "{err}");
     screen.submit("42").unwrap();
     expect(&screen, Until::screen_contains("got-42"));
     assert!(!screen.screen().unwrap().contains("hunter2"));
@@ -1148,7 +1148,7 @@ fn a_secret_through_gnu_screen_showing_a_window_whose_group_ended_is_refused() {
     // then once it reads.
     let began = Instant::now();
     let err = screen.send_secret("hunter2").unwrap_err();
-    assert!(matches!(err, Error::SecretThroughMultiplexer { terminals: Some(2), .. }), "{err}");
+    assert!(matches!(err, Error::SecretThroughMultiplexer { terminals: Ok(2), .. }), "{err}");
     assert!(err.to_string().contains("cannot tell which one it shows"), "{err}");
     assert!(!err.to_string().contains("hunter2"), "{err}");
     assert!(began.elapsed() < Duration::from_secs(1), "{:?}", began.elapsed());
@@ -1164,6 +1164,52 @@ fn a_secret_through_gnu_screen_showing_a_window_whose_group_ended_is_refused() {
     assert!(!screen.screen().unwrap().contains("hunter2"));
     assert!(!format!("{:?}", screen.read().unwrap()).contains("hunter2"));
     screen.close().unwrap();
+}
+
+/// A relay of the caller's own user (it left the session, holds the session's terminal and
+/// relays a `getpass` on a terminal of its own) whose open files are too many to read all of
+/// (1,100 besides its terminals, past the 1,024 termloom reads of one process) is refused for
+/// that: it was said to run "as another user, or /proc hides them", and running termloom as
+/// its user was advised, which was no help.
+#[test]
+fn a_secret_through_a_relay_with_too_many_open_files_is_refused_for_that() {
+    if !require("python3") {
+        return;
+    }
+    let relay = "import os, pty, select, sys, time, tty\n\
+        name = os.ttyname(0)\n\
+        pid = os.fork()\n\
+        if pid:\n    os.waitpid(pid, 0)\n    sys.exit(0)\n\
+        os.setsid()\n\
+        term = os.open(name, os.O_RDWR | os.O_NOCTTY)\n\
+        child, master = pty.fork()\n\
+        if child == 0:\n    import getpass\n    p = getpass.getpass('Password: ')\n    \
+            print('got ' + p, flush=True)\n    time.sleep(60)\n    os._exit(0)\n\
+        extra = [os.open('/dev/null', os.O_RDONLY) for _ in range(1100)]\n\
+        tty.setraw(term)\n\
+        p = select.poll()\np.register(term, select.POLLIN)\np.register(master, select.POLLIN)\n\
+        while True:\n    for fd, _ in p.poll():\n        data = os.read(fd, 1024)\n        \
+            if not data:\n            os._exit(0)\n        \
+            os.write(master if fd == term else term, data)\n";
+    let engine = engine();
+    let session = engine.spawn(SpawnSpec::new("python3").args(["-c", relay])).unwrap();
+    expect(&session, Until::screen_contains("Password:"));
+    expect(&session, Until::input_wait());
+    let err = session.send_secret("hunter2").unwrap_err();
+    let many = termloom::RelayUnseen::TooManyFiles { limit: 1024 };
+    assert!(
+        matches!(err, Error::SecretThroughMultiplexer { terminals: Err(m), .. } if m == many),
+        "{err}"
+    );
+    let said = err.to_string();
+    assert!(
+        said.contains("it holds more than 1024, the most termloom looks at in one process"),
+        "{said}"
+    );
+    assert!(!said.contains("another user") && !said.contains("hides them"), "{said}");
+    assert!(!said.contains("hunter2"), "{said}");
+    assert!(!session.screen().unwrap().text().contains("got"));
+    session.close().unwrap();
 }
 
 /// A password asked for in tmux's one pane: the pane's program is named the reader, in tmux,
@@ -1204,7 +1250,7 @@ fn the_program_in_tmuxs_one_pane_is_named_the_reader_with_its_input() {
     let reader = outcome.status.foreground.as_ref().unwrap();
     assert_eq!((reader.name.as_str(), reader.within.as_deref()), ("tmux: server", None));
     let err = tmux.send_secret("hunter2").unwrap_err();
-    assert!(matches!(err, Error::SecretThroughMultiplexer { terminals: Some(2), .. }), "{err}");
+    assert!(matches!(err, Error::SecretThroughMultiplexer { terminals: Ok(2), .. }), "{err}");
     tmux.close().unwrap();
 }
 

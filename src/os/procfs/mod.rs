@@ -724,8 +724,8 @@ pub(crate) struct Multiplexer {
     pub pid: i32,
     /// Its name (`comm`).
     pub name: String,
-    /// How many terminals it hosts; `None` when its descriptors could not all be looked at.
-    pub terminals: Option<usize>,
+    /// How many terminals it hosts, or why its descriptors could not all be looked at.
+    pub terminals: Result<usize, crate::error::RelayUnseen>,
 }
 
 /// The first relay of the terminal of group `pgrp` (of session `sid`, among `candidates` when

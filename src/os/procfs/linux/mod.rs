@@ -4,11 +4,11 @@
 
 use super::{
     AWAITING_FAR_END, Activity, CLOCK_HORIZON, FAR_END_VERDICT, FOLLOWING, InputWait, Looks,
-    NOT_THE_TERMINAL, ON_NETWORK, ON_SOCKETS, Probe, ProcStat, RELAYS_JUDGED, SLEEP_UNTIL, Shown,
-    SleepTick, SyscallField, TIMER_SLACK, ThreadObs, classify_syscall, classify_wchan,
-    connected_in, decide, describe_state, has_live_threads, idle_behind, inet_table, is_dead,
-    is_gone, on_a_lock, on_sockets, parse_stat, parse_syscall, reads_a_socket, waits_for_signal,
-    waits_outside,
+    NOT_THE_TERMINAL, ON_NETWORK, ON_SOCKETS, PROBE_DESCRIPTORS, Probe, ProcStat, RELAYS_JUDGED,
+    SLEEP_UNTIL, Shown, SleepTick, SyscallField, TIMER_SLACK, ThreadObs, classify_syscall,
+    classify_wchan, connected_in, decide, describe_state, has_live_threads, idle_behind,
+    inet_table, is_dead, is_gone, on_a_lock, on_sockets, parse_stat, parse_syscall, reads_a_socket,
+    waits_for_signal, waits_outside,
 };
 use std::fs;
 

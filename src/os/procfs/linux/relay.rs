@@ -3,6 +3,7 @@
 //! waits for input.
 
 use super::*;
+use crate::error::RelayUnseen;
 use crate::os::procfs;
 
 /// The relays of the terminal of group `members` (of session `sid`): live processes of
@@ -231,7 +232,7 @@ pub(in crate::os::procfs) fn multiplexer_of(
     let looks = Looks::new();
     relays_of_group(pgrp, sid, candidates, &looks).into_iter().find_map(|relay| {
         let terminals = terminals_hosted(relay, candidates, &looks);
-        terminals.is_none_or(|n| n > 1).then(|| {
+        (!terminals.is_ok_and(|n| n <= 1)).then(|| {
             let name = procfs::read_stat(relay).map(|s| s.comm).unwrap_or_default();
             procfs::Multiplexer { pid: relay, name, terminals }
         })
@@ -241,13 +242,13 @@ pub(in crate::os::procfs) fn multiplexer_of(
 /// How many terminals relay `relay` hosts, live foreground group or not: the more of the
 /// sessions its children lead on terminals (a window whose program handed the terminal to a
 /// group that has ended since counts) and the pseudo-terminal masters it holds open (`/dev/ptmx`
-/// descriptors: GNU screen's and tmux's windows and panes). `None` when its descriptors could
-/// not all be looked at (within what `looks` has room for).
+/// descriptors: GNU screen's and tmux's windows and panes). Why not, when its descriptors
+/// could not all be looked at (within what `looks` has room for).
 pub(super) fn terminals_hosted(
     relay: i32,
     candidates: Option<&[i32]>,
     looks: &Looks,
-) -> Option<usize> {
+) -> Result<usize, RelayUnseen> {
     let mut sessions: Vec<i32> = children(relay, candidates)
         .into_iter()
         .filter(|c| c.pid == c.session && c.tty_nr != 0)
@@ -261,8 +262,8 @@ pub(super) fn terminals_hosted(
         None::<()>
     });
     match search {
-        Search::Absent => Some(masters.max(sessions.len())),
-        Search::Found(()) | Search::Unknown => None,
+        Search::Absent | Search::Found(()) => Ok(masters.max(sessions.len())),
+        Search::Unknown(unseen) => Err(unseen),
     }
 }
 
@@ -521,7 +522,7 @@ pub(super) fn find_descriptor<T>(
 ) -> Option<T> {
     match search_descriptors(pid, looks, visit) {
         Search::Found(answer) => Some(answer),
-        Search::Absent | Search::Unknown => None,
+        Search::Absent | Search::Unknown(_) => None,
     }
 }
 
@@ -531,9 +532,10 @@ pub(super) enum Search<T> {
     Found(T),
     /// No answer, every descriptor looked at (none, for a process gone).
     Absent,
-    /// No answer among those looked at, but not all of them could be: the directory could
-    /// not be read, or held more than [`WATCHED_LOOKED_AT`], or `looks` had no room left.
-    Unknown,
+    /// No answer among those looked at, but not all of them could be, and why: the directory
+    /// (or a link in it) could not be read, or it held more than [`WATCHED_LOOKED_AT`], or
+    /// `looks` had no room left.
+    Unknown(RelayUnseen),
 }
 
 /// The first answer `visit` gives for a descriptor of process `pid`, given its
@@ -546,14 +548,15 @@ pub(super) fn search_descriptors<T>(
 ) -> Search<T> {
     use rustix::fs::{Mode, OFlags, RawDir};
     use std::os::fd::AsFd;
+    let spent = Search::Unknown(RelayUnseen::BudgetSpent { budget: PROBE_DESCRIPTORS });
     if looks.spent() {
-        return Search::Unknown;
+        return spent;
     }
     let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
     let dir = match rustix::fs::open(format!("/proc/{pid}/fd"), flags, Mode::empty()) {
         Ok(dir) => dir,
         Err(err) if is_gone(&err.into()) => return Search::Absent,
-        Err(_) => return Search::Unknown,
+        Err(_) => return Search::Unknown(RelayUnseen::Unreadable),
     };
     // Read a few entries at a time: the kernel makes an entry for every descriptor
     // a read of the directory has room for, looked at or not (a thousand in the
@@ -562,13 +565,16 @@ pub(super) fn search_descriptors<T>(
     let mut entries = RawDir::new(dir.as_fd(), &mut buf);
     let mut looked = 0;
     while let Some(entry) = entries.next() {
-        let Ok(entry) = entry else { return Search::Unknown };
+        let Ok(entry) = entry else { return Search::Unknown(RelayUnseen::Unreadable) };
         let name = entry.file_name().to_bytes();
         if name.is_empty() || !name.iter().all(u8::is_ascii_digit) {
             continue;
         }
-        if looked == WATCHED_LOOKED_AT || !looks.take(1) {
-            return Search::Unknown;
+        if looked == WATCHED_LOOKED_AT {
+            return Search::Unknown(RelayUnseen::TooManyFiles { limit: WATCHED_LOOKED_AT });
+        }
+        if !looks.take(1) {
+            return spent;
         }
         looked += 1;
         let path = format!("/proc/{pid}/fd/{}", String::from_utf8_lossy(name));
@@ -577,7 +583,7 @@ pub(super) fn search_descriptors<T>(
         let target = match fs::read_link(&path) {
             Ok(target) => target,
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => continue,
-            Err(_) => return Search::Unknown,
+            Err(_) => return Search::Unknown(RelayUnseen::Unreadable),
         };
         if let Some(answer) = visit(&path, &target.to_string_lossy()) {
             return Search::Found(answer);
@@ -748,7 +754,7 @@ pub(super) fn judge_relay(relay: i32, candidates: Option<&[i32]>, probe: Probe<'
     // (Of the terminals it hosts, every one counts, whatever runs there: a window whose
     // program's foreground group ended, or one whose program finished and is kept, may be the
     // one shown, which gets the keys.)
-    let one = || groups.len() == 1 && terminals_hosted(relay, candidates, probe.looks) == Some(1);
+    let one = || groups.len() == 1 && terminals_hosted(relay, candidates, probe.looks) == Ok(1);
     waits.then(|| hosted_reader.filter(|_| one()).unwrap_or(relay))
 }
 

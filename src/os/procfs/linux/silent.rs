@@ -180,6 +180,6 @@ fn prints_nowhere(pid: i32, looks: &Looks, scope: Scope) -> bool {
     });
     match search {
         Search::Absent | Search::Found(Seen::StreamsDone) => true,
-        Search::Found(Seen::Prints) | Search::Unknown => false,
+        Search::Found(Seen::Prints) | Search::Unknown(_) => false,
     }
 }
