@@ -214,10 +214,11 @@ pub enum Error {
         terminals: std::result::Result<usize, RelayUnseen>,
     },
     /// [`Session::send_secret`](crate::Session::send_secret) was called while another secret
-    /// for the same session waited for its program to read the terminal (or while MCP's
-    /// `terminal_send secret=true` looked whether one would be typed, before it asks a
-    /// person): a password prompt reads one, and the second would go to whatever reads next.
-    /// Nothing was typed, and no one was asked for it.
+    /// for the same session waited for its program to read the terminal, or while MCP's
+    /// `terminal_send secret=true` asked a person for one (from its look whether one would be
+    /// typed until the person's is typed or the call ends): a password prompt reads one, and
+    /// the second would go to whatever reads next. Nothing was typed, and no one was asked
+    /// for it.
     SecretPending {
         /// The session.
         session: SessionId,
@@ -589,7 +590,7 @@ impl fmt::Display for Whole<'_> {
             }
             Error::SecretPending { session } => write!(
                 f,
-                "a secret is already being asked for session {session}: another call's secret waits for its program to read the terminal (or another call looks whether one would be typed, before it asks a person), and a password prompt reads one; this secret was not typed, and no one was asked for it (call again once the other call is answered, if the program still asks)"
+                "a secret is already being asked for session {session}: another call's secret waits for its program to read the terminal, or another call asks a person for one, and a password prompt reads one; this secret was not typed, and no one was asked for it (call again once the other call is answered, if the program still asks)"
             ),
             Error::NotAtPasswordPrompt { session, echo, canonical } => write!(
                 f,

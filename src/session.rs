@@ -260,37 +260,43 @@ impl Session {
     /// program of the session relays to (a GNU screen window, `sudo` with `use_pty`) is waited
     /// for the same way: the secret is typed once the readiness probe sees that terminal's
     /// program read, or refused with [`Error::NoSecretReader`] when the time runs out. One
-    /// secret a session is held at a time: another sent meanwhile (or while MCP's
-    /// `terminal_send secret=true` looks whether one would be typed, before it asks a person)
-    /// is refused at once with [`Error::SecretPending`], typing nothing.
+    /// secret a session is asked for at a time: another sent meanwhile (or while MCP's
+    /// `terminal_send secret=true` asks a person for one, from its look whether one would be
+    /// typed until the person's is typed or the call ends) is refused at once with
+    /// [`Error::SecretPending`], typing nothing.
     pub fn send_secret(&self, secret: &str) -> Result<()> {
         check_secret(secret)?;
-        self.secret_request(secret.as_bytes().to_vec(), None, false).map(drop)
+        self.secret_request(secret.as_bytes().to_vec(), None, (false, None)).map(drop)
     }
 
-    /// Waits as [`Session::send_secret`] does for a program to read the terminal at a password
-    /// prompt, on the same judgement and within the same bound, and answers as it would,
-    /// typing nothing: `Ok` when a secret would be typed now. MCP's `terminal_send
-    /// secret=true` looks so before it asks a person for the secret.
-    pub(crate) fn await_secret_reader(&self) -> Result<()> {
-        self.secret_request(Vec::new(), None, true).map(drop)
+    /// Claims the session's secret for the caller, until the claim is dropped: while it is
+    /// held, a secret sent otherwise than through it ([`Session::send_secret`], another MCP
+    /// call's) is refused with [`Error::SecretPending`]. MCP's `terminal_send secret=true`
+    /// holds one from its look whether a secret would be typed until the person's is typed or
+    /// the call ends, so that no one else is asked, and nothing else typed, meanwhile. Refused
+    /// with [`Error::SecretPending`] itself while another secret is claimed or held.
+    pub(crate) fn claim_secret(&self) -> Result<SecretClaim> {
+        let id = self.id;
+        let number = self.client.call_for(id, move |r| r.claim_secret(id))?;
+        Ok(SecretClaim { session: self.clone(), number })
     }
 
     /// Asks the reactor to type `secret` (see [`Session::send_secret`]) and waits for its
     /// answer, which may be held until a program reads the terminal; with `skip`, each look
     /// first moves that reader past everything printed before, and the answer is the line
     /// the secret was typed on; with `dry`, nothing is typed (see
-    /// [`Session::await_secret_reader`]).
+    /// [`SecretClaim::await_reader`]); `claim`, a [`SecretClaim`]'s number, lets it through
+    /// that claim.
     fn secret_request(
         &self,
         secret: Vec<u8>,
         skip: Option<u64>,
-        dry: bool,
+        (dry, claim): (bool, Option<u64>),
     ) -> Result<Option<crate::term::transcript::TypedLine>> {
         let (tx, rx) = crossbeam_channel::bounded(1);
         let id = self.id;
         self.client.call_for(id, move |r| {
-            r.send_secret(id, secret, (skip, dry), tx.into());
+            r.send_secret(id, secret, (skip, dry, claim), tx.into());
             Ok(())
         })?;
         rx.recv().map_err(|_| Error::EngineStopped)?
@@ -749,7 +755,7 @@ impl Session {
         let typing = match input {
             crate::reactor::Noted::Typing(typing) => typing,
             crate::reactor::Noted::Secret(secret) => {
-                return self.secret_request(secret, Some(skip.reader), false);
+                return self.secret_request(secret, Some(skip.reader), (false, None));
             }
         };
         self.until_shell_reads_before(&typing)?;
@@ -1019,6 +1025,38 @@ impl Session {
             Ok(()) => future,
             Err(err) => EngineFuture::ready(Err(err)),
         }
+    }
+}
+
+/// A session's secret claimed for one caller ([`Session::claim_secret`]), let go when dropped
+/// (whichever way the caller ends: answered, refused, cancelled, or in a panic).
+pub(crate) struct SecretClaim {
+    session: Session,
+    number: u64,
+}
+
+impl SecretClaim {
+    /// Waits as [`Session::send_secret`] does for a program to read the terminal at a
+    /// password prompt, on the same judgement and within the same bound, and answers as it
+    /// would, typing nothing: `Ok` when a secret would be typed now. MCP's `terminal_send
+    /// secret=true` looks so before it asks a person for the secret.
+    pub(crate) fn await_reader(&self) -> Result<()> {
+        self.session.secret_request(Vec::new(), None, (true, Some(self.number))).map(drop)
+    }
+
+    /// Types `secret` as [`Session::send_secret`] does, through the claim.
+    pub(crate) fn send(&self, secret: &str) -> Result<()> {
+        check_secret(secret)?;
+        let secret = secret.as_bytes().to_vec();
+        self.session.secret_request(secret, None, (false, Some(self.number))).map(drop)
+    }
+}
+
+impl Drop for SecretClaim {
+    fn drop(&mut self) {
+        let (id, number) = (self.session.id, self.number);
+        // (Not waited for; an engine that stopped has no claims left.)
+        let _ = self.session.client.submit(Box::new(move |r| r.release_secret(id, number)));
     }
 }
 

@@ -5741,6 +5741,96 @@ fn a_secret_call_cancelled_while_it_holds_for_the_reader_asks_no_one() {
     client.finish();
 }
 
+/// While a person is asked for a session's secret (the MCP call's question open), the
+/// session's secret is taken: a library secret, a second call of the same client and a call
+/// of another connection to the same engine are refused `secret_pending` at once, typing
+/// nothing and asking no one. The call lets it go however it ends: declined, cancelled,
+/// typed or timed out. It was held only during the call's look before it asked: the library's
+/// secret was typed (`got lib`), and the other connection asked the person again.
+#[test]
+fn a_secret_being_asked_for_is_refused_to_others_until_the_call_ends() {
+    if !require("python3") {
+        return;
+    }
+    let engine = Engine::new(Config::default()).unwrap();
+    let mut client = Client::serving(engine.clone(), ServeOptions::default());
+    client.initialize_with("2025-11-25", json!({"elicitation": {"url": {}}}));
+    let quick = std::time::Duration::from_secs(2);
+    let options = ServeOptions { elicitation_timeout: quick, ..ServeOptions::default() };
+    let mut other = Client::serving(engine.clone(), options);
+    other.initialize_with("2025-11-25", json!({"elicitation": {"url": {}}}));
+    let asks = "import getpass\nwhile True:\n    p = getpass.getpass('Password: ')\n    \
+                print('got ' + p, flush=True)\n";
+    let start = json!({"argv": ["python3", "-c", asks], "input_wait": true});
+    let id = client.tool("terminal_start", start)["session_id"].clone();
+    let session = engine.session(termloom::SessionId(id.as_u64().unwrap())).unwrap();
+    let send = json!({"name": "terminal_send", "arguments": {"session_id": id, "secret": true}});
+    let pending = format!("a secret is already being asked for session {id}");
+    // Each secret the library sends once the call has ended is typed (the program reads it).
+    let typed = |secret: &str| {
+        common::expect(&session, termloom::Until::input_wait());
+        session.send_secret(secret).expect("typed once the call ended");
+        common::expect(&session, termloom::Until::text(format!("got {secret}")));
+    };
+    let refused = |client: &mut Client| {
+        let err = session.send_secret("lib").expect_err("refused while a person is asked");
+        assert_eq!(err.code(), "secret_pending", "{err}");
+        assert!(err.to_string().starts_with(&pending), "{err}");
+        let began = Instant::now();
+        let result = client.call("terminal_send", send["arguments"].clone());
+        assert_eq!(result["_meta"]["termloom/error_code"], "secret_pending", "{result}");
+        assert!(began.elapsed() < Duration::from_secs(5), "{:?}", began.elapsed());
+    };
+
+    // Declined.
+    let call = client.send_request("tools/call", send.clone());
+    let question = client.response(&json!("termloom-elicit-1"));
+    assert_eq!(question["method"], "elicitation/create", "{question}");
+    refused(&mut client);
+    refused(&mut other);
+    let asked = other.stash.values().chain(&other.other).find(|m| m.get("method").is_some());
+    assert!(asked.is_none(), "the other connection asked the person again: {asked:?}");
+    client.send(
+        &json!({"jsonrpc": "2.0", "id": "termloom-elicit-1", "result": {"action": "decline"}}),
+    );
+    let result = client.response(&call)["result"].clone();
+    assert_eq!(result["_meta"]["termloom/error_code"], "declined", "{result}");
+    let shown = session.screen().unwrap().text();
+    assert!(!shown.contains("got lib"), "the library's secret was typed: {shown}");
+    typed("after-decline");
+
+    // Cancelled.
+    let call = client.send_request("tools/call", send.clone());
+    client.response(&json!("termloom-elicit-2"));
+    refused(&mut client);
+    client.notify("notifications/cancelled", json!({"requestId": call, "reason": "test"}));
+    client.until_call_ended(&call);
+    typed("after-cancel");
+
+    // Typed.
+    let call = client.send_request("tools/call", send.clone());
+    let question = client.answer(3, json!({"action": "accept"}));
+    refused(&mut client);
+    let page = SecretPage::of(question["params"]["url"].as_str().unwrap());
+    page.post("person");
+    let result = client.response(&call)["result"].clone();
+    assert_eq!(result["isError"], false, "{result}");
+    common::expect(&session, termloom::Until::text("got person"));
+    typed("after-person");
+
+    // Timed out (the other connection's question, which it does not answer).
+    let call = other.send_request("tools/call", send.clone());
+    other.response(&json!("termloom-elicit-1"));
+    let result = other.response(&call)["result"].clone();
+    assert_eq!(result["_meta"]["termloom/error_code"], "no_answer", "{result}");
+    assert!(text(&result).contains("did not type the secret within"), "{result}");
+    typed("after-timeout");
+
+    client.tool("terminal_close", json!({"session_id": id}));
+    client.finish();
+    other.finish();
+}
+
 /// Starts `argv`, which asks for `secret` and then for a line, and types the secret the
 /// person posts through the page whose address the URL-mode question gives.
 fn a_secret_is_typed_and_never_shown(argv: &serde_json::Value, secret: &str) {

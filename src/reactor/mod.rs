@@ -803,6 +803,11 @@ pub(crate) struct Reactor {
     /// Secrets waiting for their program to read the terminal, one at most a session (see
     /// `secret`).
     held_secrets: HashMap<u64, secret::HeldSecret>,
+    /// The secrets being asked for (MCP's, while a person is asked), one at most a session,
+    /// by session: the number of the claim (see `secret`).
+    secret_claims: HashMap<u64, u64>,
+    /// The number of the last claim of `secret_claims`.
+    last_secret_claim: u64,
     /// Ids for `run_command` callers (waits bring their own).
     next_waiter: u64,
     buffer: Box<[u8]>,
@@ -841,6 +846,8 @@ impl Reactor {
             unstarted: BTreeSet::new(),
             timers: BTreeSet::new(),
             held_secrets: HashMap::new(),
+            secret_claims: HashMap::new(),
+            last_secret_claim: 0,
             next_waiter: 0,
             buffer: vec![0; READ_BUFFER].into_boxed_slice(),
             backlog: VecDeque::new(),

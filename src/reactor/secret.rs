@@ -19,8 +19,10 @@
 //! (GNU screen's windows, tmux's panes, one whose foreground group ended counting) is refused
 //! at once, in any look, with [`Error::SecretThroughMultiplexer`]: it sends the keys to the
 //! terminal it shows, which `/proc` cannot tell, whichever one asks. One secret a session is
-//! held at a time, a dry look's (MCP's, before it asks a person) included: another meanwhile
-//! is refused at once with [`Error::SecretPending`].
+//! asked for at a time: held for its reader, or claimed (`Reactor::claim_secret`) by MCP's
+//! `terminal_send secret=true` from its look whether one would be typed until the person's
+//! secret is typed or the call ends. Another meanwhile, other than the claim's own, is
+//! refused at once with [`Error::SecretPending`].
 
 use super::*;
 use crate::term::transcript::TypedLine;
@@ -59,24 +61,48 @@ impl Reactor {
     /// reads yet (see the module's documentation). With `skip`, each look first moves that
     /// reader past everything printed before it, and the answer is the line the secret was
     /// typed on (the testing kit's waits). With `dry`, nothing is typed: the answer is the one
-    /// a secret would get, `Ok(None)` once it would be typed.
+    /// a secret would get, `Ok(None)` once it would be typed. `claim`, the number
+    /// [`Reactor::claim_secret`] gave, lets it through the session's claim.
     pub(crate) fn send_secret(
         &mut self,
         id: SessionId,
         secret: Vec<u8>,
-        (skip, dry): (Option<u64>, bool),
+        (skip, dry, claim): (Option<u64>, bool, Option<u64>),
         reply: Reply<Result<Option<TypedLine>>>,
     ) {
         let started = Instant::now();
         let deadline = after(started, self.config.reader_settle());
         let mut held = HeldSecret { secret, skip, dry, started, waited: false, deadline, reply };
-        // One at a time, a dry look (MCP's, before it asks a person) included: a password
-        // prompt reads one secret, and a second would go to whatever reads the terminal next.
-        if self.held_secrets.contains_key(&id.0) {
+        // One at a time, a dry look (MCP's, before it asks a person) and a person being asked
+        // included: a password prompt reads one secret, and a second would go to whatever
+        // reads the terminal next.
+        let claimed = self.secret_claims.get(&id.0).is_some_and(|&taken| Some(taken) != claim);
+        if claimed || self.held_secrets.contains_key(&id.0) {
             held.reply.take().send(Err(Error::SecretPending { session: id }));
             return;
         }
         self.look_for_secret_reader(id, held);
+    }
+
+    /// Claims session `id`'s secret for one caller (MCP's `terminal_send secret=true`, while it
+    /// asks a person): the claim's number, which lets that caller's secrets through
+    /// ([`Reactor::send_secret`]); any other is refused with [`Error::SecretPending`] until
+    /// [`Reactor::release_secret`]. Refused so itself while a secret is claimed or held.
+    pub(crate) fn claim_secret(&mut self, id: SessionId) -> Result<u64> {
+        self.accepting(id)?;
+        if self.secret_claims.contains_key(&id.0) || self.held_secrets.contains_key(&id.0) {
+            return Err(Error::SecretPending { session: id });
+        }
+        self.last_secret_claim += 1;
+        self.secret_claims.insert(id.0, self.last_secret_claim);
+        Ok(self.last_secret_claim)
+    }
+
+    /// Lets go of session `id`'s claim numbered `claim` (another claim, or none, is left).
+    pub(crate) fn release_secret(&mut self, id: SessionId, claim: u64) {
+        if self.secret_claims.get(&id.0) == Some(&claim) {
+            self.secret_claims.remove(&id.0);
+        }
     }
 
     /// A held secret's timer: looks again.
@@ -87,8 +113,9 @@ impl Reactor {
     }
 
     /// Answers the secret held for session `session`, which ended or was closed, with the
-    /// error input to it gets.
+    /// error input to it gets, and lets go of its claim.
     pub(super) fn drop_held_secret(&mut self, session: u64) {
+        self.secret_claims.remove(&session);
         if let Some(mut held) = self.held_secrets.remove(&session) {
             let err = self.accepting(SessionId(session)).err();
             let err = err.unwrap_or_else(|| self.missing(SessionId(session)));

@@ -169,9 +169,13 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
                 "terminal_send: `secret` is sent alone (the person types it and Enter is pressed); leave out text, keys, paste and submit",
             ));
         }
+        // Claimed before the session's turn, held until the secret is typed or the call ends:
+        // a second secret call (this caller's, behind this one's question, or another's) is
+        // refused at once, and nothing else is typed as a secret, while a person is asked.
+        let claim = call.session(id)?.claim_secret()?;
         let turn = call.caller.turns.of(id);
         let _turn = turn.lock.lock().unwrap_or_else(|e| e.into_inner());
-        return send_secret(call, args, id);
+        return send_secret(call, args, id, claim);
     }
     if text.is_none() && paste.is_none() && keys.is_none() && !submit {
         return Err(ToolError::invalid_input(
@@ -475,8 +479,14 @@ fn prompt_owner(
 
 /// `terminal_send` with `secret`: asks the person behind the client for the secret the
 /// program's password prompt wants (URL-mode elicitation, `url_secret`) and types it; the
-/// model sees only that it was entered.
-fn send_secret(call: &Call, args: &Args, id: crate::SessionId) -> Result<ToolOutput, ToolError> {
+/// model sees only that it was entered. `claim`, the session's secret claimed for the call,
+/// is held until the secret is typed or the call ends.
+fn send_secret(
+    call: &Call,
+    args: &Args,
+    id: crate::SessionId,
+    claim: crate::session::SecretClaim,
+) -> Result<ToolOutput, ToolError> {
     let view = view_args(args)?;
     let plan = waits::plan(args, DefaultWait::Settle, call.engine.config())?;
     let session = call.session(id)?;
@@ -488,7 +498,7 @@ fn send_secret(call: &Call, args: &Args, id: crate::SessionId) -> Result<ToolOut
     // Checked before the person is asked (and again by the reactor before it types), by the
     // library's own judgement, held as a secret is for a program that shows its prompt before
     // it reads (under GNU screen or `script` too), within the same bound.
-    session.await_secret_reader().map_err(ToolError::from)?;
+    claim.await_reader().map_err(ToolError::from)?;
     // (The hold cannot be cancelled: a call cancelled during it asks no one.)
     if call.cancel.is_cancelled() {
         return Err(ToolError::cancelled());
@@ -516,7 +526,7 @@ fn send_secret(call: &Call, args: &Args, id: crate::SessionId) -> Result<ToolOut
             )));
         }
         input.typing();
-        session.send_secret(secret).map_err(ToolError::from)
+        claim.send(secret).map_err(ToolError::from)
     };
     call.secrets.ask(Asking {
         message: &message,
@@ -526,6 +536,7 @@ fn send_secret(call: &Call, args: &Args, id: crate::SessionId) -> Result<ToolOut
         alive: &alive,
         type_it: &mut type_it,
     })?;
+    drop(claim);
     let report = match &plan {
         Some(plan) => Some(waits::run_after(call, &session, plan, "the secret was typed")?),
         None => None,
