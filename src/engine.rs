@@ -1,6 +1,5 @@
 //! The engine: the reactor thread and the handles that talk to it.
 
-use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
@@ -284,14 +283,11 @@ impl Engine {
             }
         };
         let pid = spawned.pid;
-        // The program started: its recording, made afresh, takes the path's place.
-        if let Some(recorder) = recorder.as_mut()
-            && let Err(err) = recorder.commit()
-        {
-            let err = cannot_create(recorder.path().unwrap_or(Path::new("")), &err);
-            let _ = client.submit(Box::new(move |r| r.release(id)));
-            spawn::kill_leftover(pid);
-            return Err(spawn_error(err));
+        // The program started: its recording, made afresh, takes the path's place (a rename
+        // that fails leaves it under its temporary name, which `recording_error` gives: the
+        // program runs, so this start is no failure).
+        if let Some(recorder) = recorder.as_mut() {
+            recorder.commit();
         }
         if let Err(err) = client.call(move |r| r.attach(id, spawned, recorder)) {
             spawn::kill_leftover(pid);

@@ -87,12 +87,20 @@ impl SpawnSpec {
     /// and renamed over it once the program has started: an existing file is replaced, not
     /// written into (a reader who had it open, its owner, its other hard links see nothing of
     /// the recording), and a start that fails, or whose file's header cannot be written (a
-    /// full disk), leaves `path` as it was. A FIFO or a device (`/dev/null`) is written to as
-    /// it is. A symbolic link at `path` is followed (dangling, the recording is made where it
-    /// points) when the caller's effective user or root owns it; another user's link is
-    /// refused (see SECURITY.md). A write to the file that fails (a full disk) ends the
-    /// recording: [`SessionInfo::recording_error`](crate::SessionInfo::recording_error)
-    /// says why. See also `Config::record_dir`.
+    /// full disk), leaves `path` as it was. An existing file that cannot be replaced is
+    /// written into in place instead (made private, then emptied): a mount point (a
+    /// single-file bind mount), a file in a directory the caller cannot write, another user's
+    /// file in a sticky directory that is not the caller's. A FIFO or a device (`/dev/null`)
+    /// is written to as it is, and a link of /proc (`/dev/stdout`, `/dev/fd/N`,
+    /// `/proc/self/fd/N`) is written through, into the file it has open, never replaced. A
+    /// path that ends in `/` is refused, as is a path another session records to (its file
+    /// is locked while it is written). A symbolic link at `path` is followed (dangling, the
+    /// recording is made where it points) when the caller's effective user or root owns it;
+    /// another user's link is refused (see SECURITY.md). A write to the file that fails (a
+    /// full disk) ends the recording, and a rename that fails once the program started (the
+    /// file is not replaced: the recording stays under its temporary name) is told:
+    /// [`SessionInfo::recording_error`](crate::SessionInfo::recording_error) says why, and
+    /// where the recording is. See also `Config::record_dir`.
     pub fn record(mut self, path: impl AsRef<Path>) -> Self {
         self.record = Some(path.as_ref().to_owned());
         self

@@ -1142,6 +1142,65 @@ fn a_recording_that_cannot_be_created_is_named() {
     );
 }
 
+/// A file the caller may write, in a directory it may not (a user's file in a system
+/// directory), cannot be replaced: the recording is written into it, in place. Before, the
+/// start was refused: "Permission denied", named after the file, though the directory was
+/// the cause.
+#[test]
+fn a_recording_into_a_directory_the_caller_cannot_write_is_written_in_place() {
+    use std::os::unix::fs::PermissionsExt;
+    use std::os::unix::process::CommandExt;
+    if !common::require_root("only root can run termloom as another user") {
+        return;
+    }
+    let dir = common::TestDir::new("record-unwritable-dir");
+    std::fs::set_permissions(&*dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let file = dir.join("theirs.cast");
+    std::fs::write(&file, "old\n").unwrap();
+    let nobody = rustix::fs::Uid::from_raw(65534);
+    rustix::fs::chown(&file, Some(nobody), None).unwrap();
+    let output = Command::new(TERMLOOM)
+        .args(["run", "--record"])
+        .arg(&file)
+        .args(["--", "echo", "written-in-place"])
+        .current_dir("/")
+        .env("HOME", "/")
+        .env_remove("XDG_RUNTIME_DIR")
+        .uid(65534)
+        .gid(65534)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(text.starts_with("{\"") && text.contains("written-in-place"), "{text}");
+    let mode = std::fs::metadata(&file).unwrap().permissions().mode();
+    assert_eq!(mode & 0o7777, 0o600, "made private");
+}
+
+/// `--record /dev/stdout` with the output sent to a file writes the recording there, before
+/// the report, as a program prints. Before, the recording was renamed over the file, and the
+/// report went to the file it replaced, which nothing could read any more.
+#[test]
+fn a_recording_to_stdout_redirected_to_a_file_is_printed_there() {
+    let dir = common::TestDir::new("record-stdout-file");
+    let out = dir.join("out.txt");
+    let status = Command::new(TERMLOOM)
+        .args(["run", "--record", "/dev/stdout", "--", "echo", "printed-here"])
+        .stdin(Stdio::null())
+        .stdout(std::fs::File::create(&out).unwrap())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let text = std::fs::read_to_string(&out).unwrap();
+    let report = text.find("--- transcript ---").expect("the report is in the file");
+    let recording = text.find("[0.").expect("the recording is in the file");
+    assert!(text.starts_with("{\"") && recording < report, "{text}");
+    let names: Vec<_> =
+        std::fs::read_dir(&*dir).unwrap().flatten().map(|e| e.file_name()).collect();
+    assert_eq!(names, ["out.txt"]);
+}
+
 /// A `termloom server` of the test's own, in the foreground on a socket in a directory of
 /// its own (`--idle-exit never`); ready once it said it listens; killed when dropped.
 struct PrivateServer {

@@ -1555,12 +1555,16 @@ impl TinyMount {
     }
 
     fn names(&self) -> Vec<String> {
-        let entries = std::fs::read_dir(&*self.0).unwrap().flatten();
-        let mut names: Vec<_> =
-            entries.map(|e| e.file_name().to_string_lossy().into_owned()).collect();
-        names.sort();
-        names
+        names_in(&self.0)
     }
+}
+
+/// The names in `dir`, sorted.
+fn names_in(dir: &std::path::Path) -> Vec<String> {
+    let entries = std::fs::read_dir(dir).unwrap().flatten();
+    let mut names: Vec<_> = entries.map(|e| e.file_name().to_string_lossy().into_owned()).collect();
+    names.sort();
+    names
 }
 
 impl Drop for TinyMount {
@@ -1591,6 +1595,133 @@ fn a_recording_whose_header_cannot_be_written_leaves_its_path_as_it_was() {
     let err = started.expect_err("no room for the header: nothing starts");
     assert!(err.to_string().contains("No space left on device"), "{err}");
     assert_eq!(disk.names(), ["filler"], "no file is left behind");
+}
+
+/// A file mounted over a recording's path (a single-file bind mount, as Docker and
+/// Kubernetes make) cannot be replaced: the recording is written into it, in place, and the
+/// program starts. Before, the rename after the start failed (`EBUSY`), and the program that
+/// ran was reported as not started: "cannot start "touch": … Device or resource busy".
+#[test]
+fn a_recording_over_a_mount_point_is_written_into_it() {
+    if !require_root("a bind mount needs root") || !require("mount") {
+        return;
+    }
+    let dir = TestDir::new("recording-mount");
+    let source = dir.join("source.cast");
+    std::fs::write(&source, "old\n").unwrap();
+    let point = dir.join("out.cast");
+    std::fs::write(&point, "").unwrap();
+    let mounted =
+        std::process::Command::new("mount").arg("--bind").args([&source, &point]).status().unwrap();
+    assert!(mounted.success(), "mount --bind failed");
+    let touched = dir.join("touched");
+    let engine = engine();
+    let spec = SpawnSpec::new("touch").arg(&touched).record(&point);
+    let started = engine.spawn(spec);
+    let info = started.as_ref().map_err(ToString::to_string).map(|session| {
+        expect(session, Until::exit());
+        session.info().unwrap()
+    });
+    if let Ok(session) = started {
+        session.close().unwrap();
+    }
+    let _ = std::process::Command::new("umount").arg(&point).status();
+    let info = info.expect("the program started, and the call says so");
+    assert!(touched.exists(), "the program ran");
+    assert_eq!(info.recording_error, None);
+    let text = std::fs::read_to_string(&source).unwrap();
+    assert!(text.starts_with("{\"") && text.contains("exited"), "{text}");
+    let names = names_in(&dir);
+    assert_eq!(names, ["out.cast", "source.cast", "touched"], "no temporary file is left");
+}
+
+/// A link of /proc (`/proc/self/fd/N`) names an open file, whatever the text it reads as:
+/// a recording to one is written through it, into that file, for a deleted file and a memfd
+/// alike. Before, the link's text was taken for a path, and a file was made by that name:
+/// `del.txt (deleted)` beside the deleted file, `/memfd:rec (deleted)` in `/`.
+#[test]
+fn a_recording_to_a_link_of_proc_is_written_into_the_open_file() {
+    use std::io::{Read, Seek};
+    let dir = TestDir::new("recording-proc-link");
+    let engine = engine();
+    let record = |file: &std::fs::File, word: &str| {
+        let fd = std::os::fd::AsRawFd::as_raw_fd(file);
+        let spec = SpawnSpec::new("echo").arg(word).record(format!("/proc/self/fd/{fd}"));
+        let session = engine.spawn(spec).unwrap();
+        expect(&session, Until::exit());
+        session.close().unwrap();
+    };
+    let read = |mut file: &std::fs::File| {
+        let mut text = String::new();
+        file.rewind().unwrap();
+        file.read_to_string(&mut text).unwrap();
+        text
+    };
+    let deleted = dir.join("del.txt");
+    let file = std::fs::File::options().read(true).write(true).create_new(true).open(&deleted);
+    let file = file.unwrap();
+    std::fs::remove_file(&deleted).unwrap();
+    record(&file, "into-the-deleted-file");
+    let stray = names_in(&dir);
+    assert!(stray.is_empty(), "a file made by the link's text: {stray:?}");
+    let text = read(&file);
+    assert!(text.starts_with("{\"") && text.contains("into-the-deleted-file"), "{text}");
+
+    let memfd = rustix::fs::memfd_create("rec", rustix::fs::MemfdFlags::CLOEXEC).unwrap();
+    let memfd = std::fs::File::from(memfd);
+    let stray = std::path::Path::new("/memfd:rec (deleted)");
+    let made_before = stray.exists();
+    record(&memfd, "into-the-memfd");
+    let made = !made_before && stray.exists();
+    if made {
+        let _ = std::fs::remove_file(stray);
+    }
+    assert!(!made, "a file made by the link's text: {stray:?}");
+    let text = read(&memfd);
+    assert!(text.starts_with("{\"") && text.contains("into-the-memfd"), "{text}");
+}
+
+/// A recording's path that ends in `/` names a directory, and is refused whether or not the
+/// directory exists. Before, a file was made by the directory's name (`outdir`).
+#[test]
+fn a_recording_path_that_ends_in_a_slash_is_refused() {
+    let dir = TestDir::new("recording-slash");
+    let engine = engine();
+    std::fs::create_dir(dir.join("there")).unwrap();
+    for name in ["there/", "absent/", "absent/."] {
+        let path = format!("{}/{name}", dir.display());
+        let started = engine.spawn(SpawnSpec::new("echo").arg("x").record(&path));
+        let err = started.expect_err("a directory's name is refused");
+        assert!(err.to_string().contains("directory"), "{name}: {err}");
+    }
+    assert_eq!(names_in(&dir), ["there"], "no file is made");
+    assert!(dir.join("there").is_dir());
+}
+
+/// A second session recording to the path a first session records to is refused before it
+/// starts, and the first's recording is kept. Before, the second's file replaced the first's,
+/// which was lost without a word.
+#[test]
+fn a_second_recording_to_a_path_being_recorded_is_refused() {
+    let dir = TestDir::new("recording-twice");
+    let engine = engine();
+    let path = dir.join("one.cast");
+    let first = engine.spawn(SpawnSpec::new("cat").record(&path)).unwrap();
+    first.send_text("first-one\n").unwrap();
+    expect(&first, Until::text("first-one"));
+    let second = engine.spawn(SpawnSpec::new("echo").arg("second-one").record(&path));
+    let err = second.expect_err("the path is being recorded");
+    assert!(err.to_string().contains("another session is recording to it"), "{err}");
+    first.send_keys("<C-d>").unwrap();
+    expect(&first, Until::exit());
+    first.close().unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.contains("first-one") && !text.contains("second-one"), "{text}");
+    // Once the first has ended, the path may be recorded to again.
+    let third = engine.spawn(SpawnSpec::new("echo").arg("third-one").record(&path)).unwrap();
+    expect(&third, Until::exit());
+    third.close().unwrap();
+    assert!(std::fs::read_to_string(&path).unwrap().contains("third-one"));
 }
 
 /// A recording whose file cannot be written any more (here a FIFO whose reader went away;

@@ -148,9 +148,12 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         section: SECTION,
         help: "Record the session in asciicast v2 (asciinema play FILE.cast\n\
                replays it): output, resizes and where each wait ended. A new\n\
-               file (0600) replaces FILE once the program starts; a FIFO or a\n\
-               device is written as it is; a symbolic link is followed only if\n\
-               it is yours or root's.",
+               file (0600) replaces FILE once the program starts, unless FILE\n\
+               cannot be replaced (a mount point, a directory you cannot write):\n\
+               it is then written in place. A FIFO, a device or /dev/stdout is\n\
+               written as it is; a symbolic link is followed only if it is\n\
+               yours or root's; FILE/ and a FILE another session records to\n\
+               are refused.",
         action: |o, v| {
             o.record = Some(PathBuf::from(v));
             Ok(())

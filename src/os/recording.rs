@@ -3,7 +3,8 @@
 //!
 //! The file is made and its header written on the spawning thread (a path named by the
 //! caller gets a new file beside it, renamed over it once the program started:
-//! [`Recorder::commit`]); events are handed to a
+//! [`Recorder::commit`]; a file that cannot be replaced, or one a link of /proc names, is
+//! written in place); events are handed to a
 //! writer thread of the recording's own over a bounded channel, so the reactor never waits on
 //! the disk. Should the writer fall behind by more than the channel holds (4,096 events or
 //! 8 MiB of them, whichever comes first), events are dropped
@@ -61,8 +62,9 @@ struct FileCast {
     /// The line the writer adds after the last one queued: the marker of events dropped
     /// that no later event carried (the recorder's drop sets it).
     last_line: Arc<Mutex<Option<String>>>,
-    /// The error of the write that failed, once one did: nothing more is written.
-    failure: Arc<OnceLock<String>>,
+    /// What went wrong: the write that failed, once one did (nothing more is written), and
+    /// a rename that failed.
+    trouble: Arc<Trouble>,
 }
 
 /// A recording kept in memory: the header and the newest events within `limit` bytes, and
@@ -115,10 +117,12 @@ enum Place {
     /// A file made afresh beside the path, `temp` in the directory `dir`, renamed over `name`
     /// once the session started ([`Recorder::commit`]): whatever was at the path until then
     /// is left as it was, and a reader who had it open never sees the recording.
-    Fresh { dir: OwnedFd, temp: OsString, name: OsString },
+    /// `kept` is the temporary file's path, which a rename that failed leaves it at.
+    Fresh { dir: OwnedFd, temp: OsString, name: OsString, kept: PathBuf },
     /// A file made at the path itself, which did not exist (a name the engine picked).
     Made,
-    /// A FIFO or a device written to as it is, or the fresh file once renamed: not removed.
+    /// A FIFO, a device or a file written to in place, or the recorder's own file once the
+    /// session started ([`Recorder::commit`]): not removed.
     Kept,
 }
 
@@ -134,33 +138,62 @@ const MAX_LINKS: usize = 40;
 /// What a path to record to stands for, its symbolic links followed.
 #[derive(Debug)]
 enum Resolved {
-    /// A regular file, or nothing: the recording is made afresh there.
-    Fresh(PathBuf),
+    /// A regular file, or nothing: replaced by a recording made afresh beside it, or written
+    /// in place when it cannot be replaced ([`beside`]).
+    File(PathBuf),
     /// A FIFO or a device (`/dev/null`, a terminal): written as it is, opened without
     /// following a link (one put there since would be another's to check).
     AsIs(PathBuf),
-    /// The same through a link of /proc that names it by no path (`/dev/stdout`'s pipe),
-    /// opened through that link, its owner checked.
-    AsIsThrough(PathBuf),
+    /// A link of /proc (`/proc/self/fd/1`, where `/dev/stdout` and `/dev/fd/1` lead): it names
+    /// an open file (a pipe, a memfd, a deleted file, the file a shell redirected output to)
+    /// whatever the text it reads as, so it is opened through the link and written in place,
+    /// never replaced.
+    Through(PathBuf),
+}
+
+/// Whether `path` names a directory by its very spelling: it ends in `/`, `/.` or `..`.
+fn names_a_directory(path: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let bytes = path.as_os_str().as_bytes();
+    let last = bytes.rsplit(|&b| b == b'/').next().unwrap_or(bytes);
+    bytes.ends_with(b"/") || last == b"." || last == b".."
+}
+
+/// Whether the symbolic link at `path` is one of /proc's (on procfs: `/proc/self/fd/N`).
+fn on_procfs(path: &Path) -> bool {
+    use rustix::fs::{Mode, OFlags};
+    let flags = OFlags::PATH | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    rustix::fs::open(path, flags, Mode::empty())
+        .and_then(rustix::fs::fstatfs)
+        .is_ok_and(|fs| fs.f_type == rustix::fs::PROC_SUPER_MAGIC)
 }
 
 /// Follows the symbolic links at the end of `path`, each of them only if the caller (the
 /// effective user) or root owns it: a link of another user is refused, as a root caller led
 /// by it (into that user's directory, or from it into the system's) would replace a file of
-/// the link owner's choosing (`/etc/shadow`). A dangling link stands for the file it names.
+/// the link owner's choosing (`/etc/shadow`). A dangling link stands for the file it names;
+/// a link of /proc stands for itself ([`Resolved::Through`]). A path that ends in `/` (or
+/// `/.`, `..`) is refused: it names a directory.
 fn resolve(path: &Path) -> io::Result<Resolved> {
     use std::os::unix::fs::MetadataExt;
     let me = rustix::process::geteuid().as_raw();
     let mut path = path.to_owned();
     for _ in 0..MAX_LINKS {
+        if names_a_directory(&path) {
+            let named = crate::error::quoted_os(path.as_os_str());
+            return Err(io::Error::new(
+                io::ErrorKind::IsADirectory,
+                format!("{named} names a directory (it ends in `/`): name a file"),
+            ));
+        }
         let metadata = match std::fs::symlink_metadata(&path) {
             Ok(metadata) => metadata,
-            Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(Resolved::Fresh(path)),
+            Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(Resolved::File(path)),
             Err(err) => return Err(err),
         };
         let kind = metadata.file_type();
         if kind.is_file() {
-            return Ok(Resolved::Fresh(path));
+            return Ok(Resolved::File(path));
         }
         if kind.is_dir() {
             return Err(io::Error::new(io::ErrorKind::IsADirectory, "it is a directory"));
@@ -178,37 +211,140 @@ fn resolve(path: &Path) -> io::Result<Resolved> {
                 ),
             ));
         }
-        let target = std::fs::read_link(&path)?;
-        let next = path.parent().map_or_else(|| target.clone(), |dir| dir.join(&target));
-        // A link of /proc (`/dev/stdout` leads to `/proc/self/fd/1`) names a pipe or a socket
-        // by no path: opened through the link, it is written to as it is.
-        if let Err(err) = std::fs::symlink_metadata(&next)
-            && err.kind() == io::ErrorKind::NotFound
-            && std::fs::metadata(&path).is_ok_and(|m| !m.is_file() && !m.is_dir())
-        {
-            return Ok(Resolved::AsIsThrough(path));
+        // A link of /proc names an open file, not a path: its text (`pipe:[7]`,
+        // `/memfd:rec (deleted)`, `/tmp/x (deleted)`) is no place to make a file.
+        if on_procfs(&path) {
+            return Ok(Resolved::Through(path));
         }
-        path = next;
+        let target = std::fs::read_link(&path)?;
+        path = path.parent().map_or_else(|| target.clone(), |dir| dir.join(&target));
     }
     Err(rustix::io::Errno::LOOP.into())
 }
 
-/// Makes a new file, mode 0600, beside `path` (in its directory, under a temporary name of
-/// the recorder's), to be renamed over `path` once the session starts.
-fn fresh(path: &Path) -> io::Result<(std::fs::File, Place)> {
-    use rustix::fs::{Mode, OFlags};
+/// The descriptor of this process's that the link of /proc `link` is (`/proc/self/fd/1`,
+/// where `/dev/stdout` leads), if it is one.
+fn own_descriptor(link: &Path) -> Option<std::os::fd::RawFd> {
+    let fd = link.file_name()?.to_str()?.parse().ok()?;
+    let dir = std::fs::canonicalize(link.parent()?).ok()?;
+    let process = Path::new("/proc").join(std::process::id().to_string());
+    let own = dir == process.join("fd")
+        || (dir.starts_with(process.join("task")) && dir.file_name()? == "fd");
+    own.then_some(fd)
+}
+
+/// Makes a regular file written in place private (mode 0600) and empties it, as the
+/// recording it is to hold needs; anything else (a pipe, a device) is left as it is.
+fn in_place(file: std::fs::File) -> io::Result<std::fs::File> {
+    use std::os::unix::fs::PermissionsExt;
+    let metadata = file.metadata()?;
+    if metadata.is_file() {
+        if metadata.permissions().mode() & 0o7077 != 0 {
+            file.set_permissions(std::fs::Permissions::from_mode(0o600)).map_err(|err| {
+                io::Error::new(err.kind(), format!("cannot make it private (mode 0600): {err}"))
+            })?;
+        }
+        file.set_len(0)?;
+    }
+    Ok(file)
+}
+
+/// Whether the file `file` in the directory `dir` cannot be replaced by a rename, which
+/// would then fail only once the program had started: it is a mount point (a single-file
+/// bind mount, as Docker and Kubernetes make: `EBUSY`), or another user's in a sticky
+/// directory (`/tmp`) that is not the caller's either (`EPERM`).
+fn unreplaceable(dir: &rustix::fs::Statx, file: &rustix::fs::Statx) -> bool {
+    use rustix::fs::{StatxAttributes, StatxFlags};
+    let root = StatxAttributes::MOUNT_ROOT;
+    let mount_root = file.stx_attributes_mask.contains(root) && file.stx_attributes.contains(root);
+    let mnt_ids = StatxFlags::from_bits_retain(dir.stx_mask & file.stx_mask);
+    let other_mount = mnt_ids.contains(StatxFlags::MNT_ID) && dir.stx_mnt_id != file.stx_mnt_id;
+    let other_device =
+        (dir.stx_dev_major, dir.stx_dev_minor) != (file.stx_dev_major, file.stx_dev_minor);
+    let me = rustix::process::geteuid().as_raw();
+    let sticky =
+        u32::from(dir.stx_mode) & 0o1000 != 0 && me != 0 && file.stx_uid != me && dir.stx_uid != me;
+    mount_root || other_mount || other_device || sticky
+}
+
+/// Takes the lock a recording holds on its regular file while it writes it, so that another
+/// recording to the same path can tell ([`locked`]); a file locked already (another recording
+/// writes into it in place) is refused.
+fn lock(file: std::fs::File) -> io::Result<std::fs::File> {
+    use rustix::fs::FlockOperation;
+    if file.metadata()?.is_file() {
+        // Only a lock held elsewhere refuses: a filesystem without locks records unlocked.
+        let locked = rustix::fs::flock(&file, FlockOperation::NonBlockingLockExclusive);
+        if let Err(rustix::io::Errno::WOULDBLOCK) = locked {
+            return Err(recorded_already());
+        }
+    }
+    Ok(file)
+}
+
+/// Whether the file `name` in `dir` is locked by a recording writing it (another session's,
+/// here or in another process; see [`lock`]).
+fn locked(dir: &OwnedFd, name: &std::ffi::OsStr) -> bool {
+    use rustix::fs::{FlockOperation, Mode, OFlags};
+    let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY;
+    let Ok(file) = rustix::fs::openat(dir, name, flags | OFlags::CLOEXEC, Mode::empty()) else {
+        return false;
+    };
+    let shared = rustix::fs::flock(&file, FlockOperation::NonBlockingLockShared);
+    matches!(shared, Err(rustix::io::Errno::WOULDBLOCK))
+}
+
+/// The error of a path another session's recording is being written to.
+fn recorded_already() -> io::Error {
+    io::Error::other(
+        "another session is recording to it (its file is locked): name another path, or wait until that session ends",
+    )
+}
+
+/// Makes the recording's file for the regular file (or nothing) at `path`: a new file, mode
+/// 0600, beside it (in its directory, under a temporary name of the recorder's), to be
+/// renamed over `path` once the session starts. When `path` names a file that cannot be
+/// replaced (a mount point, a file of a directory the caller cannot write, [`unreplaceable`]),
+/// the recording is written into it in place instead, as into a file of /proc ([`in_place`]).
+fn beside(path: &Path) -> io::Result<(std::fs::File, Place)> {
+    use rustix::fs::{AtFlags, Mode, OFlags, StatxFlags};
     let name = path.file_name().ok_or_else(|| {
         io::Error::new(
             io::ErrorKind::InvalidInput,
             "the path names no file (it ends in `..` or `/`)",
         )
     })?;
-    let dir = match path.parent() {
+    let dir_path = match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir,
         _ => Path::new("."),
     };
-    let dir =
-        rustix::fs::open(dir, OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC, Mode::empty())?;
+    let dir = rustix::fs::open(
+        dir_path,
+        OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC,
+        Mode::empty(),
+    )?;
+    let mask = StatxFlags::TYPE | StatxFlags::MODE | StatxFlags::UID | StatxFlags::MNT_ID;
+    let nofollow = AtFlags::SYMLINK_NOFOLLOW | AtFlags::NO_AUTOMOUNT;
+    let existing = match rustix::fs::statx(&dir, name, nofollow, mask) {
+        Ok(file) if u32::from(file.stx_mode) & 0o170000 == 0o100000 => Some(file),
+        Ok(_) => None,
+        Err(rustix::io::Errno::NOENT) => None,
+        Err(err) => return Err(err.into()),
+    };
+    let write_in_place = || {
+        let flags = OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+        let file = rustix::fs::openat(&dir, name, flags, Mode::empty())?;
+        Ok((in_place(lock(std::fs::File::from(file))?)?, Place::Kept))
+    };
+    if let Some(file) = &existing {
+        if locked(&dir, name) {
+            return Err(recorded_already());
+        }
+        let here = rustix::fs::statx(&dir, "", AtFlags::EMPTY_PATH | nofollow, mask)?;
+        if unreplaceable(&here, file) {
+            return write_in_place();
+        }
+    }
     let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
     let mut tries = 0;
     loop {
@@ -217,11 +353,25 @@ fn fresh(path: &Path) -> io::Result<(std::fs::File, Place)> {
             OsString::from(format!(".termloom-recording-{}-{number}.tmp", std::process::id()));
         match rustix::fs::openat(&dir, &temp, flags, Mode::from_raw_mode(0o600)) {
             Ok(file) => {
-                let place = Place::Fresh { dir, temp, name: name.to_owned() };
-                return Ok((std::fs::File::from(file), place));
+                let file = lock(file.into())?;
+                let kept = dir_path.join(&temp);
+                let place = Place::Fresh { dir, temp, name: name.to_owned(), kept };
+                return Ok((file, place));
             }
             Err(rustix::io::Errno::EXIST) if tries < TEMP_TRIES => tries += 1,
-            Err(err) => return Err(err.into()),
+            // A file of a directory the caller may not write (or on a read-only mount) is
+            // written into as it is, as it was before recordings were made afresh.
+            Err(rustix::io::Errno::ACCESS | rustix::io::Errno::PERM | rustix::io::Errno::ROFS)
+                if existing.is_some() =>
+            {
+                return write_in_place();
+            }
+            Err(err) => {
+                let dir = crate::error::quoted_os(dir_path.as_os_str());
+                let err = io::Error::from(err);
+                let message = format!("cannot make a file in its directory {dir}: {err}");
+                return Err(io::Error::new(err.kind(), message));
+            }
         }
     }
 }
@@ -231,23 +381,34 @@ fn fresh(path: &Path) -> io::Result<(std::fs::File, Place)> {
 /// the error is then `AlreadyExists`). Without, the symbolic links at its end are followed
 /// ([`resolve`]); a regular file there, or nothing, gets a new file, mode 0600, made beside
 /// it and renamed over it once the session starts, so that a recording, which may hold what
-/// was typed, is never written into a file others may read or have open; anything else (a
-/// FIFO, a device, `/dev/null`) is written to as it is, neither changed nor truncated.
+/// was typed, is never written into a file others may read or have open, unless it cannot
+/// be replaced ([`beside`]); a file named by a link of /proc is written through the link, in
+/// place; anything else (a FIFO, a device, `/dev/null`) is written to as it is, neither
+/// changed nor truncated.
 fn open(path: &Path, new: bool) -> io::Result<(std::fs::File, Place)> {
     if new {
         let file = OpenOptions::new().write(true).create_new(true).mode(0o600).open(path)?;
         return Ok((file, Place::Made));
     }
     match resolve(path)? {
-        Resolved::Fresh(path) => fresh(&path),
+        Resolved::File(path) => beside(&path),
         Resolved::AsIs(path) => {
             let nofollow = rustix::fs::OFlags::NOFOLLOW.bits() as i32;
             let file = OpenOptions::new().write(true).custom_flags(nofollow).open(path)?;
             Ok((file, Place::Kept))
         }
-        Resolved::AsIsThrough(path) => {
-            Ok((OpenOptions::new().write(true).open(path)?, Place::Kept))
-        }
+        Resolved::Through(path) => match own_descriptor(&path) {
+            // This process's own descriptor (`/dev/stdout`): written as the process prints,
+            // at the descriptor's offset, so that what else goes there is kept beside it.
+            Some(fd) => {
+                // SAFETY: the descriptor is borrowed only for the `fcntl` that duplicates it;
+                // one closed meanwhile fails with `EBADF`.
+                let fd = unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) };
+                let dup = rustix::io::fcntl_dupfd_cloexec(fd, 0)?;
+                Ok((std::fs::File::from(dup), Place::Kept))
+            }
+            None => Ok((in_place(OpenOptions::new().write(true).open(path)?)?, Place::Kept)),
+        },
     }
 }
 
@@ -301,19 +462,19 @@ impl Recorder {
         let unqueued = Arc::clone(&queued);
         let last_line = Arc::new(Mutex::new(None::<String>));
         let last = Arc::clone(&last_line);
-        let failure = Arc::new(OnceLock::new());
-        let failed = Arc::clone(&failure);
+        let trouble = Arc::new(Trouble::default());
+        let failed = Arc::clone(&trouble);
         let named = crate::error::quoted_os(path.as_os_str());
         std::thread::Builder::new().name("termloom-recorder".into()).spawn(move || {
             // The first write that fails ends the file's writing (a full disk, a closed pipe):
             // the error is kept for `SessionInfo::recording_error` and the rest is dropped.
             let fail = |err: io::Error| {
                 log::warn!("termloom: writing the recording {named} failed: {err}; later events are not recorded");
-                let _ = failed.set(err.to_string());
+                let _ = failed.failed.set(err.to_string());
             };
             for line in rx.iter() {
                 unqueued.fetch_sub(line.len(), Ordering::Relaxed);
-                if failed.get().is_some() {
+                if failed.failed.get().is_some() {
                     continue;
                 }
                 let mut result = writeln!(out, "{line}");
@@ -326,7 +487,7 @@ impl Recorder {
                 }
             }
             // The recorder is gone (it set the last line before its queue closed).
-            if failed.get().is_none() {
+            if failed.failed.get().is_none() {
                 let last = last.lock().unwrap_or_else(|e| e.into_inner()).take();
                 let result = match last {
                     Some(line) => writeln!(out, "{line}").and_then(|()| out.flush()),
@@ -341,7 +502,7 @@ impl Recorder {
             drop(alive);
         })?;
         let written = header.len() as u64 + 1;
-        let cast = FileCast { tx, queued, written, limit, full: false, last_line, failure };
+        let cast = FileCast { tx, queued, written, limit, full: false, last_line, trouble };
         let mut recorder = Recorder::with(Sink::File(cast), input, Some(path.to_owned()));
         recorder.written = Some(flushed);
         recorder.place = place;
@@ -383,28 +544,42 @@ impl Recorder {
         }
     }
 
-    /// Puts the recording's file made afresh at its path, once the session has started: it
-    /// is renamed over what was there (a reader who had that open goes on reading what it
-    /// held). Should the rename fail, the file made is removed.
-    pub(crate) fn commit(&mut self) -> io::Result<()> {
-        if let Place::Fresh { dir, temp, name } = &self.place {
-            let renamed = rustix::fs::renameat(dir, temp, dir, name);
-            if let Err(err) = renamed {
-                let _ = rustix::fs::unlinkat(dir, temp, rustix::fs::AtFlags::empty());
-                self.place = Place::Kept;
-                return Err(err.into());
+    /// Puts the recording's file at its path, once the session has started: a file made
+    /// afresh is renamed over what was there (a reader who had that open goes on reading what
+    /// it held), and from then on no file is the recorder's to remove. Should the rename fail
+    /// (the program runs already, and records), the recording stays under its temporary name,
+    /// which [`SessionInfo::recording_error`](crate::SessionInfo::recording_error) gives.
+    pub(crate) fn commit(&mut self) {
+        let Place::Fresh { dir, temp, name, kept } =
+            std::mem::replace(&mut self.place, Place::Kept)
+        else {
+            return;
+        };
+        // Another session's recording that took the path since this one was made is not
+        // replaced (it would be lost): this one stays where it is, and says so.
+        let renamed = match locked(&dir, &name) {
+            true => Err(recorded_already()),
+            false => rustix::fs::renameat(&dir, &temp, &dir, &name).map_err(io::Error::from),
+        };
+        if let Err(err) = renamed {
+            let path = self.path.as_deref().unwrap_or(Path::new(""));
+            let path = crate::error::quoted_os(path.as_os_str());
+            // Whole (a path is bounded: PATH_MAX), as it is where the recording is to be found.
+            let kept = format!("{kept:?}");
+            let note =
+                format!("the recording could not replace {path} ({err}): it is recorded to {kept}");
+            log::warn!("termloom: {note}");
+            if let Sink::File(cast) = &self.sink {
+                cast.trouble.note(note);
             }
-            self.place = Place::Kept;
         }
-        Ok(())
     }
 
     /// Ends a recording whose session did not start: the file the recorder made goes (what
-    /// was at the path before stays, a file, a FIFO or a device: `/dev/null` too).
+    /// was at the path before stays, a file, a FIFO or a device: `/dev/null` too), as it
+    /// does whenever a recorder not committed is dropped.
     pub(crate) fn abandon(self) {
-        if let Some(path) = self.path.clone() {
-            remove(&path, &self.place);
-        }
+        drop(self);
     }
 
     /// What disconnects once a file's recording is all on disk: its writer thread ends after
@@ -415,9 +590,9 @@ impl Recorder {
 
     /// Where the error that stopped a file's recording will be, should a write to the file
     /// fail (a full disk, a closed pipe); `None` for a recording in memory.
-    pub(crate) fn failure(&self) -> Option<Arc<OnceLock<String>>> {
+    pub(crate) fn failure(&self) -> Option<Arc<Trouble>> {
         match &self.sink {
-            Sink::File(cast) => Some(Arc::clone(&cast.failure)),
+            Sink::File(cast) => Some(Arc::clone(&cast.trouble)),
             Sink::Memory(_) => None,
         }
     }
@@ -500,7 +675,7 @@ impl Recorder {
 
     fn event(&mut self, kind: &str, data: &str) {
         if let Sink::File(cast) = &self.sink
-            && (cast.full || cast.failure.get().is_some())
+            && (cast.full || cast.trouble.failed.get().is_some())
         {
             return;
         }
@@ -605,6 +780,32 @@ impl Recorder {
     }
 }
 
+/// What went wrong with a file's recording, for
+/// [`SessionInfo::recording_error`](crate::SessionInfo::recording_error).
+#[derive(Debug, Default)]
+pub(crate) struct Trouble {
+    /// The error of the write that failed, once one did: nothing more is written.
+    failed: OnceLock<String>,
+    /// Why the recording is not at the path named (a rename that failed), and where it is.
+    misplaced: OnceLock<String>,
+}
+
+impl Trouble {
+    /// Says why the recording is not where it was asked for, and where it is.
+    fn note(&self, misplaced: String) {
+        let _ = self.misplaced.set(misplaced);
+    }
+
+    /// What went wrong, if anything: where the recording is, if not at its path, then the
+    /// write that failed.
+    pub(crate) fn error(&self) -> Option<String> {
+        match (self.misplaced.get(), self.failed.get()) {
+            (Some(misplaced), Some(failed)) => Some(format!("{misplaced}; {failed}")),
+            (misplaced, failed) => misplaced.or(failed).cloned(),
+        }
+    }
+}
+
 /// A recording in memory as a request took it: its header (and marker of dropped events),
 /// then its events shared with the recorder.
 #[derive(Debug)]
@@ -648,8 +849,13 @@ fn bound_note(seconds: f64, limit: u64, dropped: u64) -> String {
 
 impl Drop for Recorder {
     /// Events dropped since the last one queued are said at the end of a file's recording:
-    /// its writer adds the marker after the lines queued (the queue may still be full).
+    /// its writer adds the marker after the lines queued (the queue may still be full). A
+    /// file the recorder made for a session that did not start (it was never committed: the
+    /// start failed, or something panicked between) is removed.
     fn drop(&mut self) {
+        if let Some(path) = &self.path {
+            remove(path, &self.place);
+        }
         if self.dropped == 0 {
             return;
         }
@@ -765,7 +971,7 @@ mod tests {
         recorder.input(b"ignored");
         recorder.resize(100, 30);
         recorder.marker("matched");
-        recorder.commit().unwrap();
+        recorder.commit();
         let written = recorder.written().expect("a file's recording has a writer");
         drop(recorder);
         // The writer thread ends once the recorder is gone, after its last line.
@@ -796,7 +1002,7 @@ mod tests {
         for i in 0..events {
             recorder.output(format!("line {i} of some length\r\n").as_bytes());
         }
-        recorder.commit().unwrap();
+        recorder.commit();
         let written = recorder.written().expect("a file's recording has a writer");
         drop(recorder);
         finish(&written, Instant::now() + WRITER_DEADLINE);
@@ -905,5 +1111,68 @@ mod tests {
         let text = recorder.contents().unwrap();
         assert!(!text.contains(&redraw), "{text}");
         assert!(text.len() < 1024 + 300, "{}", text.len());
+    }
+
+    /// A fresh directory for a test's recordings.
+    fn test_dir(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("termloom-rec-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    /// The names in `dir`.
+    fn names(dir: &Path) -> Vec<String> {
+        let entries = std::fs::read_dir(dir).unwrap().flatten();
+        let mut names: Vec<_> =
+            entries.map(|e| e.file_name().to_string_lossy().into_owned()).collect();
+        names.sort();
+        names
+    }
+
+    /// A recorder dropped before its session started (a panic between its making and its
+    /// commit) removes the file it made. Before, the temporary file was left behind.
+    #[test]
+    fn a_recording_not_committed_leaves_no_file() {
+        let dir = test_dir("uncommitted");
+        let path = dir.join("a.cast");
+        let panicked = std::panic::catch_unwind(|| {
+            let _recorder = Recorder::create(&path, (80, 24), false, false, None, 1 << 20);
+            panic!("between the recorder's making and its commit");
+        });
+        assert!(panicked.is_err());
+        assert!(names(&dir).is_empty(), "{:?}", names(&dir));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// Of two recordings made for one path before either started, the second to start does
+    /// not replace the first's file (which would be lost): it stays under its temporary name,
+    /// and its error says so and where. Before, the second replaced the first without a word.
+    #[test]
+    fn a_recording_does_not_replace_another_taking_its_path() {
+        let dir = test_dir("taken");
+        let path = dir.join("a.cast");
+        let mut first = Recorder::create(&path, (80, 24), false, false, None, 1 << 20).unwrap();
+        let mut second = Recorder::create(&path, (80, 24), false, false, None, 1 << 20).unwrap();
+        first.output(b"from-the-first");
+        second.output(b"from-the-second");
+        first.commit();
+        second.commit();
+        let trouble = second.failure().unwrap();
+        let error = trouble.error().expect("the second recording says where it is");
+        assert!(error.contains("another session is recording to it"), "{error}");
+        assert_eq!(first.failure().unwrap().error(), None);
+        for recorder in [first, second] {
+            let written = recorder.written().unwrap();
+            drop(recorder);
+            finish(&written, Instant::now() + WRITER_DEADLINE);
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains("from-the-first"), "{text}");
+        let kept = names(&dir).into_iter().find(|name| name != "a.cast").expect("kept");
+        assert!(error.contains(&kept), "{error}");
+        let text = std::fs::read_to_string(dir.join(&kept)).unwrap();
+        assert!(text.contains("from-the-second"), "{text}");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -442,8 +442,9 @@ struct Slot {
     recorder: Option<crate::os::recording::Recorder>,
     /// Where it was recorded.
     recording: Option<std::path::PathBuf>,
-    /// The error that stopped writing the recording's file, once one did.
-    recording_failure: Option<std::sync::Arc<std::sync::OnceLock<String>>>,
+    /// What went wrong with the recording's file: the error that stopped writing it, once
+    /// one did, and a rename that left it under its temporary name.
+    recording_failure: Option<std::sync::Arc<crate::os::recording::Trouble>>,
 }
 
 /// The most terminals hosted by a session's programs, nested or side by side, that one look
@@ -766,7 +767,7 @@ impl Slot {
             pending_waits: self.waiters.len() + self.commands.len(),
             line_modes: self.line_modes(),
             recording: self.recording.clone(),
-            recording_error: self.recording_failure.as_ref().and_then(|f| f.get().cloned()),
+            recording_error: self.recording_failure.as_ref().and_then(|f| f.error()),
         }
     }
 }
