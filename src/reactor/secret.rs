@@ -75,7 +75,12 @@ impl Reactor {
         let mut held = HeldSecret { secret, skip, dry, started, waited: false, deadline, reply };
         // One at a time, a dry look (MCP's, before it asks a person) and a person being asked
         // included: a password prompt reads one secret, and a second would go to whatever
-        // reads the terminal next.
+        // reads the terminal next. A session that takes no input says so first, as
+        // `claim_secret` does: no one is asked for a secret an exited program cannot read.
+        if let Err(err) = self.accepting(id) {
+            held.reply.take().send(Err(err));
+            return;
+        }
         let claimed = self.secret_claims.get(&id.0).is_some_and(|&taken| Some(taken) != claim);
         if claimed || self.held_secrets.contains_key(&id.0) {
             held.reply.take().send(Err(Error::SecretPending { session: id }));
@@ -160,5 +165,26 @@ impl Reactor {
             Ok(_) => Ok(None),
         };
         held.reply.take().send(answer);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use crate::{Engine, Error, SpawnSpec, Until};
+
+    /// A secret sent to a session whose program exited is refused for that, not as pending,
+    /// while another caller's claim (MCP's, asking a person) is still held on it.
+    #[test]
+    fn a_secret_to_an_exited_program_is_refused_for_that_while_a_claim_is_held() {
+        let engine = Engine::new(crate::Config::default()).unwrap();
+        let session = engine.spawn(SpawnSpec::shell("read x; exit 0")).unwrap();
+        let claim = session.claim_secret().unwrap();
+        session.send_keys("<Enter>").unwrap();
+        assert!(session.wait(Until::exit(), Duration::from_secs(30)).unwrap().is_held());
+        let refused = session.send_secret("hunter2").unwrap_err();
+        assert!(matches!(refused, Error::SessionExited(_)), "{refused:?}");
+        drop(claim);
     }
 }
