@@ -418,6 +418,35 @@ fn a_second_sigterm_kills_every_session_at_once() {
     assert!(ends_within(pid, LONG), "the session's program {pid} outlived its server");
 }
 
+/// A second SIGHUP while the server closes its sessions does not hurry it (a closed terminal
+/// hangs up its foreground job twice, the kernel and then its shell): each session keeps its
+/// grace, and a SIGTERM after it still kills them at once. Before, the second hang-up
+/// killed every session without its grace (exit 129).
+#[test]
+fn a_second_sighup_leaves_the_sessions_their_grace() {
+    let mut server = TestServer::with_config("close_grace_ms = 60000\n");
+    let stubborn = "trap '' HUP TERM; echo ignoring; exec sleep 1000";
+    server.ok(&["start", "--name", "stubborn", "--", "sh", "-c", stubborn]);
+    server.ok(&["wait", "stubborn", "--wait-screen", "ignoring"]);
+    let pid = session_pid(&server, 1);
+    let send = |signal| {
+        let pid = rustix::process::Pid::from_raw(server.pid()).unwrap();
+        rustix::process::kill_process(pid, signal).unwrap();
+    };
+    send(rustix::process::Signal::HUP);
+    let deadline = std::time::Instant::now() + LONG;
+    while UnixStream::connect(&server.socket).is_ok() {
+        assert!(std::time::Instant::now() < deadline, "the server never began to stop");
+    }
+    // The signals' thread takes a hang-up before a termination pending beside it.
+    send(rustix::process::Signal::HUP);
+    send(rustix::process::Signal::TERM);
+    assert!(ends_within(server.pid(), LONG), "the SIGTERM did not hurry the server");
+    let status = server.child.wait().unwrap();
+    assert_eq!(status.code(), Some(128 + 15), "the second SIGHUP ended the server: {status}");
+    assert!(ends_within(pid, LONG), "the session's program {pid} outlived its server");
+}
+
 /// A server whose socket's directory is removed (the runtime directory, at logout) closes
 /// its sessions and exits: `sleep` ran on under a server no client could reach to list or
 /// close it, and which never idled out, having a session.

@@ -178,6 +178,13 @@ pub(super) fn main(args: Vec<OsString>) -> ExitCode {
                         if signal == SIGHUP && detach {
                             continue;
                         }
+                        if stopping && signal == SIGHUP {
+                            // A closed terminal hangs up its foreground job twice (the kernel,
+                            // then its shell): no one asked to hurry, so each session keeps its
+                            // grace.
+                            say!("termloom server: received SIGHUP again; still closing (SIGTERM or SIGINT kills every session at once)");
+                            continue;
+                        }
                         if stopping {
                             // Asked again while sessions close, each given its grace: the
                             // server exits now, and its supervisor, at the end of its socket,
@@ -188,7 +195,7 @@ pub(super) fn main(args: Vec<OsString>) -> ExitCode {
                             log::logger().flush();
                             std::process::exit(128 + signal);
                         }
-                        say!("termloom server: received signal {signal}; closing every session (send it again to kill them at once)");
+                        say!("termloom server: received signal {signal}; closing every session (SIGTERM or SIGINT again kills them at once)");
                         stop.stop();
                         stopping = true;
                     }
