@@ -229,9 +229,23 @@ impl SocketFile {
 
     /// Whether its path still names it: `false` once it was removed (its directory too:
     /// `/run/user/UID` at logout) or replaced, when no client can reach its server any more.
+    /// A look that fails otherwise (a network filesystem's passing error, a permission) says
+    /// nothing of the socket: taken as still there, its sessions are not closed for it.
     pub(crate) fn reachable(&self) -> bool {
-        fs::symlink_metadata(&self.path).is_ok_and(|meta| (meta.dev(), meta.ino()) == self.file)
+        self.is_at_path().unwrap_or_else(|err| !names_nothing(&err))
     }
+
+    /// Whether its path names it now (the error: the look failed).
+    fn is_at_path(&self) -> io::Result<bool> {
+        fs::symlink_metadata(&self.path).map(|meta| (meta.dev(), meta.ino()) == self.file)
+    }
+}
+
+/// Whether a look at a path failed because nothing is there: it, or a directory on the way
+/// to it, is gone (`ENOENT`), or is no directory (`ENOTDIR`).
+fn names_nothing(err: &io::Error) -> bool {
+    use rustix::io::Errno;
+    matches!(Errno::from_io_error(err), Some(Errno::NOENT | Errno::NOTDIR))
 }
 
 impl Drop for Bound {
@@ -239,7 +253,7 @@ impl Drop for Bound {
     /// (the runtime directory cleaned at logout), another server may listen at the same path,
     /// and its socket is left to it.
     fn drop(&mut self) {
-        if self.file().reachable() {
+        if self.file().is_at_path().unwrap_or(false) {
             let _ = fs::remove_file(&self.path);
         }
     }
@@ -407,6 +421,17 @@ fn peer_uid(_stream: &UnixStream) -> Result<u32, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Only a path that names nothing (gone, or through a file) is a socket gone: a look that
+    /// fails otherwise (a network filesystem's passing error; here a name too long) is not,
+    /// where before every failed look closed the server's sessions.
+    #[test]
+    fn only_a_path_that_names_nothing_is_a_socket_gone() {
+        let at = |path: PathBuf| SocketFile { path, file: (0, 0) };
+        assert!(at(PathBuf::from(format!("/{}", "x".repeat(5000)))).reachable());
+        assert!(!at(std::env::temp_dir().join("termloom-no-such-directory/s")).reachable());
+        assert!(!at(PathBuf::from("/proc/self/stat/s")).reachable());
+    }
 
     #[test]
     fn a_second_server_is_refused_and_a_stale_socket_replaced() {
