@@ -609,6 +609,8 @@ impl Connection {
                 // connection's queue, which a client that reads nothing never makes, and every
                 // connection's calls, attachments and end look at the table.
                 drop(holders);
+                #[cfg(test)]
+                tests::refusing();
                 return responder.error(&invalid(format!(
                     "session {id} is already held by another person; attach without --takeover to watch it"
                 )));
@@ -911,6 +913,22 @@ mod tests {
     use super::*;
     use crate::mcp::tools;
 
+    std::thread_local! {
+        /// Told, on a test's thread that sets it, once a takeover is refused and its answer
+        /// is about to be sent (see [`refusing`]).
+        static REFUSING: std::cell::Cell<Option<crossbeam_channel::Sender<()>>> =
+            const { std::cell::Cell::new(None) };
+    }
+
+    /// Called by [`Connection::attach`] once it refused a takeover, before the answer waits
+    /// for room in the connection's queue: a test knows then that the refusal has looked at
+    /// the table of held sessions, and whatever it still holds it holds while it waits.
+    pub(super) fn refusing() {
+        if let Some(told) = REFUSING.take() {
+            let _ = told.send(());
+        }
+    }
+
     /// `termloom/input` types text as UTF-8 and bytes as they are; anything else is refused
     /// saying what to give.
     #[test]
@@ -977,11 +995,15 @@ mod tests {
         };
         let params = json!({"session": session.id().0, "takeover": true});
         let params = params.as_object().unwrap().clone();
+        let (refused, refusal) = crossbeam_channel::bounded(1);
         let refusing = std::thread::spawn(move || {
+            REFUSING.set(Some(refused));
             let responder = Responder::direct(Id::null(), outbox.clone());
             connection.attach(&params, responder, &outbox);
         });
-        // Another connection looks at the table meanwhile, as a typing call's admission does.
+        // Once the refusal is decided, its answer about to wait for room that never comes,
+        // another connection looks at the table, as a typing call's admission does.
+        refusal.recv_timeout(Duration::from_secs(10)).expect("the takeover was refused");
         let (looked, look) = crossbeam_channel::bounded(1);
         let looking = hub.clone();
         let id = session.id();
