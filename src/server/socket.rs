@@ -253,6 +253,10 @@ impl Drop for Bound {
     /// (the runtime directory cleaned at logout), another server may listen at the same path,
     /// and its socket is left to it.
     fn drop(&mut self) {
+        // Looked at while the listener is still open (fields drop after this): the open
+        // socket keeps its inode in use, so no file made since can have the same device and
+        // inode. Once the listener closed, a new socket at the path could be given that inode
+        // again and be taken for this one.
         if self.file().is_at_path().unwrap_or(false) {
             let _ = fs::remove_file(&self.path);
         }
