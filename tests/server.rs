@@ -600,6 +600,29 @@ fn a_file_in_the_sockets_place_is_not_removed() {
     assert_eq!(std::fs::read_to_string(&notes).unwrap(), "precious\n");
 }
 
+/// Only a socket that refuses connections is a stopped server's: a live socket of another
+/// program's, of another kind (a datagram socket), was taken for a stale one and removed,
+/// since a stream connection to it fails too. It is left alone now, nothing is made beside
+/// it, and the refusal says what is there.
+#[test]
+fn a_live_socket_of_another_kind_is_not_removed() {
+    use std::os::unix::net::UnixDatagram;
+    let dir = private_dir();
+    let socket = dir.join("dg");
+    let theirs = UnixDatagram::bind(&socket).unwrap();
+    let refused = server_once(&socket);
+    assert_eq!(refused.status.code(), Some(1), "{}", describe(&refused));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(stderr.contains("left alone") && stderr.contains("datagram"), "{stderr}");
+    let left: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(left, ["dg"], "the refusal leaves nothing beside it");
+    // Still theirs: a datagram sent to the path reaches it.
+    UnixDatagram::unbound().unwrap().send_to(b"still here", &socket).unwrap();
+    let mut received = [0; 16];
+    let length = theirs.recv(&mut received).unwrap();
+    assert_eq!(&received[..length], b"still here");
+}
+
 #[test]
 fn another_user_is_refused() {
     if !rustix::process::geteuid().is_root() || !common::installed("setpriv", None) {

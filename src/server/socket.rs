@@ -267,8 +267,9 @@ impl Drop for Bound {
 /// file beside it), a stale socket (its server gone) replaced, the socket 0600.
 pub(crate) fn bind(path: &Path) -> io::Result<Bound> {
     check_socket_path(path)?;
-    // Refused before the lock file is made beside it: a refusal leaves nothing behind.
-    check_socket_place(path)?;
+    // Refused before the lock file is made beside it: a refusal leaves nothing behind (a
+    // server listening there is told by the lock).
+    look_at(path)?;
     prepare_socket_dir(path)?;
     let lock_path = with_suffix(path, ".lock");
     let lock = OpenOptions::new()
@@ -290,20 +291,21 @@ pub(crate) fn bind(path: &Path) -> io::Result<Bound> {
             ),
         ));
     }
-    // The lock is ours, so whatever socket is there belongs to a server that is gone, unless
-    // something that does not take the lock answers on it. Anything else there (a file
-    // named with --socket by mistake, a link) is no socket of a server's, and is left alone
-    // (looked at again: it may have come since the check above).
-    if fs::symlink_metadata(path).is_ok() {
-        check_socket_place(path)?;
-        if UnixStream::connect(path).is_ok() {
+    // The lock is ours, so a socket that refuses connections there belongs to a server that
+    // is gone, and anything else there is left alone (looked at again: it may have come
+    // since the look above).
+    match look_at(path)? {
+        Found::Nothing => {}
+        Found::Listening => {
             return Err(io::Error::new(
                 io::ErrorKind::AddrInUse,
                 format!("something is listening on {} already; use another socket", path.display()),
             ));
         }
-        log::info!("termloom server: replacing the stale socket {}", path.display());
-        fs::remove_file(path).map_err(|e| context(e, "removing the stale socket", path))?;
+        Found::Stale => {
+            log::info!("termloom server: replacing the stale socket {}", path.display());
+            fs::remove_file(path).map_err(|e| context(e, "removing the stale socket", path))?;
+        }
     }
     let first_id = recorded_next_id(&lock);
     let listener = UnixListener::bind(path).map_err(|e| context(e, "listening on", path))?;
@@ -313,6 +315,40 @@ pub(crate) fn bind(path: &Path) -> io::Result<Bound> {
     fs::set_permissions(path, fs::Permissions::from_mode(0o600))
         .map_err(|e| context(e, "making private", path))?;
     Ok(bound)
+}
+
+/// What is at a server socket's path.
+enum Found {
+    Nothing,
+    /// A stream socket something accepts connections on.
+    Listening,
+    /// A socket that refuses connections: nothing listens on it (a server that is gone).
+    Stale,
+}
+
+/// Tells what is at the socket `path` by connecting to it. Only a socket that refuses the
+/// connection (`ECONNREFUSED`) is stale; anything else there is refused, and left alone: no
+/// socket ([`check_socket_place`]), or a socket a connection fails on otherwise, which may be
+/// another program's (a datagram socket, one this user may not connect to, one whose
+/// listener's queue is full), as an [`io::ErrorKind::AlreadyExists`] error that says why.
+fn look_at(path: &Path) -> io::Result<Found> {
+    check_socket_place(path)?;
+    if fs::symlink_metadata(path).is_err() {
+        // Nothing there (or nothing this user may see: listening there fails, saying why).
+        return Ok(Found::Nothing);
+    }
+    match UnixStream::connect(path) {
+        Ok(_) => Ok(Found::Listening),
+        Err(err) if err.kind() == io::ErrorKind::ConnectionRefused => Ok(Found::Stale),
+        Err(err) if err.kind() == io::ErrorKind::NotFound => Ok(Found::Nothing),
+        Err(err) => Err(io::Error::new(
+            io::ErrorKind::AlreadyExists,
+            format!(
+                "{} is a socket that cannot be told to be a stopped server's: connecting to it failed with \"{err}\", where a stopped server's socket refuses the connection; it may be another program's (a datagram socket, or one this user may not connect to), so it is left alone; name another path for the socket, or remove it if it is no longer needed",
+                path.display()
+            ),
+        )),
+    }
 }
 
 /// The next session id the lock file records (see [`record_next_id`]): 1 when it records
