@@ -19,6 +19,9 @@ use serde_json::{Value, json};
 
 const TERMLOOM: &str = env!("CARGO_BIN_EXE_termloom");
 
+/// Runs what follows as `nobody` (with `TERMLOOM ...`).
+const AS_NOBODY: [&str; 4] = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"];
+
 /// A directory of this test's own for a socket (not made: the server makes it), removed when
 /// dropped.
 fn socket_dir() -> common::TestDir {
@@ -632,8 +635,9 @@ fn another_user_is_refused() {
     }
     let server = TestServer::start(&[]);
     server.ok(&["start", "--", "sleep", "1000"]);
-    let output = Command::new("setpriv")
-        .args(["--reuid=65534", "--regid=65534", "--clear-groups", TERMLOOM, "list", "--socket"])
+    let output = Command::new(AS_NOBODY[0])
+        .args(&AS_NOBODY[1..])
+        .args([TERMLOOM, "list", "--socket"])
         .arg(&server.socket)
         .output()
         .unwrap();
@@ -660,23 +664,17 @@ fn a_server_of_another_user_is_not_talked_to() {
     rustix::fs::chown(&*dir, Some(nobody), Some(rustix::process::Gid::from_raw(65534))).unwrap();
     let socket = dir.join("s");
     let as_nobody = |args: &[&str]| {
-        let mut command = Command::new("setpriv");
-        command.args(["--reuid=65534", "--regid=65534", "--clear-groups", TERMLOOM]).args(args);
+        let mut command = Command::new(AS_NOBODY[0]);
+        command.args(&AS_NOBODY[1..]).arg(TERMLOOM).args(args);
         command.arg("--socket").arg(&socket);
         command
     };
-    let mut theirs = as_nobody(&["server", "--idle-exit", "never"])
-        .stdin(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut log = BufReader::new(theirs.stderr.take().unwrap());
-    let mut line = String::new();
-    log.read_line(&mut line).unwrap();
-    assert!(line.contains("listening on"), "nobody's server did not start: {line}");
-    std::thread::spawn(move || std::io::copy(&mut log, &mut std::io::sink()));
     // Killed however the test ends.
-    let theirs = TestServer { child: theirs, socket: socket.clone(), dir: None };
+    let theirs = TestServer {
+        child: common::start_server_under(&AS_NOBODY, &socket, &[]),
+        socket: socket.clone(),
+        dir: None,
+    };
     let started = cli(&socket, &["start", "--env", "TOKEN=s3cret", "--", "sh", "-c", "exec cat"]);
     assert_eq!(started.status.code(), Some(1), "{}", describe(&started));
     let stderr = String::from_utf8_lossy(&started.stderr);
@@ -701,6 +699,94 @@ fn a_server_of_another_user_is_not_talked_to() {
     let own: Value = serde_json::from_slice(&own.stdout).unwrap();
     assert_eq!(own["sessions"], json!([]), "{own}");
     drop(theirs);
+}
+
+/// Whether `unshare --user`, `setpriv` and root (to act as another user) are there; CI has
+/// them all.
+fn can_unshare_and_act_as_another_user() -> bool {
+    let can = rustix::process::geteuid().is_root()
+        && common::installed("setpriv", None)
+        && common::installed("unshare", None);
+    if !can {
+        assert!(std::env::var_os("CI").is_none(), "CI runs as root with setpriv and unshare");
+        eprintln!("skipped: needs root, setpriv and unshare");
+    }
+    can
+}
+
+/// A client in a user namespace that maps no uid (`unshare --user` without a uid map) is
+/// uid 65534, the overflow uid, and reads every other user's uid as that too: the check
+/// that a server is its own user's passed for anyone's, and a root client under `unshare
+/// --user` started a session on uid 1234's server (its socket open to all). Such a server is
+/// refused now, whose it is being unknown, and nothing is sent to it.
+#[test]
+fn a_server_whose_user_cannot_be_told_is_not_talked_to() {
+    if !can_unshare_and_act_as_another_user() {
+        return;
+    }
+    let dir = common::TestDir::new("server-test");
+    let user = rustix::process::Uid::from_raw(1234);
+    rustix::fs::chown(&*dir, Some(user), Some(rustix::process::Gid::from_raw(1234))).unwrap();
+    let socket = dir.join("s");
+    let as_1234 = ["setpriv", "--reuid=1234", "--regid=1234", "--clear-groups"];
+    let theirs = TestServer {
+        child: common::start_server_under(&as_1234, &socket, &[]),
+        socket: socket.clone(),
+        dir: None,
+    };
+    set_mode(&socket, 0o666);
+    let started = Command::new("unshare")
+        .args(["--user", TERMLOOM, "start", "--socket"])
+        .arg(&socket)
+        .args(["--", "sh", "-c", "exec cat"])
+        .output()
+        .unwrap();
+    assert_eq!(started.status.code(), Some(1), "{}", describe(&started));
+    let stderr = String::from_utf8_lossy(&started.stderr);
+    assert!(stderr.contains("overflow uid") && stderr.contains("nothing was sent"), "{stderr}");
+    let own = Command::new(as_1234[0])
+        .args(&as_1234[1..])
+        .args([TERMLOOM, "list", "--json", "--socket"])
+        .arg(&socket)
+        .output()
+        .unwrap();
+    let own: Value = serde_json::from_slice(&own.stdout).unwrap();
+    assert_eq!(own["sessions"], json!([]), "{own}");
+    drop(theirs);
+}
+
+/// A server in a user namespace that maps no uid reads every client's uid as the overflow
+/// uid, its own: it took any user's connection for its own user's. It refuses them now,
+/// saying why.
+#[test]
+fn a_server_that_cannot_tell_its_clients_users_refuses_them() {
+    if !can_unshare_and_act_as_another_user() {
+        return;
+    }
+    let dir = common::TestDir::new("server-test");
+    let socket = dir.join("s");
+    let server = TestServer {
+        child: common::start_server_under(&["unshare", "--user"], &socket, &[]),
+        socket: socket.clone(),
+        dir: None,
+    };
+    set_mode(&socket, 0o666);
+    let listed = Command::new("setpriv")
+        .args(["--reuid=1234", "--regid=1234", "--clear-groups", TERMLOOM, "list", "--socket"])
+        .arg(&socket)
+        .output()
+        .unwrap();
+    assert_eq!(listed.status.code(), Some(1), "{}", describe(&listed));
+    let stderr = String::from_utf8_lossy(&listed.stderr);
+    assert!(stderr.contains("cannot tell who connected"), "{stderr}");
+    assert!(stderr.contains("overflow uid"), "{stderr}");
+    drop(server);
+}
+
+/// Sets the mode of `path`.
+fn set_mode(path: &Path, mode: u32) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
 }
 
 #[test]

@@ -410,7 +410,10 @@ pub fn connect(socket: &Path) -> io::Result<UnixStream> {
         )),
         Err(why) => Err(io::Error::new(
             io::ErrorKind::PermissionDenied,
-            format!("cannot tell whose server listens on {}: {why}", socket.display()),
+            format!(
+                "cannot tell whose server listens on {}: {why}; nothing was sent",
+                socket.display()
+            ),
         )),
     }
 }
@@ -418,7 +421,9 @@ pub fn connect(socket: &Path) -> io::Result<UnixStream> {
 /// Whether the peer of `stream` may use this server: the same user, or root. `Err` says who
 /// it is.
 pub(crate) fn check_peer(stream: &UnixStream) -> Result<(), String> {
-    peer_uid(stream).and_then(|uid| {
+    let who = peer_uid(stream)
+        .map_err(|why| format!("this termloom server cannot tell who connected: {why}"));
+    who.and_then(|uid| {
         let ours = rustix::process::getuid().as_raw();
         if uid == ours || uid == 0 {
             Ok(())
@@ -430,11 +435,38 @@ pub(crate) fn check_peer(stream: &UnixStream) -> Result<(), String> {
     })
 }
 
+/// The uid of the process at the other end of `stream` (`SO_PEERCRED`). `Err` when it cannot
+/// be read, or when it reads as the overflow uid in a user namespace that leaves some users
+/// unmapped (`unshare --user` without a uid map): every such user reads as that one uid, so
+/// it names nobody in particular, and would pass for this user's own where this user is
+/// unmapped too.
 #[cfg(any(target_os = "linux", target_os = "android"))]
 fn peer_uid(stream: &UnixStream) -> Result<u32, String> {
-    rustix::net::sockopt::socket_peercred(stream)
+    let uid = rustix::net::sockopt::socket_peercred(stream)
         .map(|cred| cred.uid.as_raw())
-        .map_err(|err| format!("cannot read the peer's credentials: {err}"))
+        .map_err(|err| format!("cannot read the peer's credentials: {err}"))?;
+    let overflow = fs::read_to_string("/proc/sys/kernel/overflowuid")
+        .ok()
+        .and_then(|text| text.trim().parse::<u32>().ok())
+        .unwrap_or(65534);
+    if uid != overflow || maps_every_uid() {
+        return Ok(uid);
+    }
+    Err(format!(
+        "its uid reads as {uid}, the overflow uid, which stands for every user this user namespace does not map (termloom run under `unshare --user` without a uid map), so whose it is cannot be told; run termloom outside that namespace, or map this user's uid in it"
+    ))
+}
+
+/// Whether this process's user namespace maps every uid (the initial one does: `0 0
+/// 4294967295` in `/proc/self/uid_map`), so that no user reads as the overflow uid; `false`
+/// when it cannot be read.
+#[cfg(any(target_os = "linux", target_os = "android"))]
+fn maps_every_uid() -> bool {
+    let Ok(map) = fs::read_to_string("/proc/self/uid_map") else {
+        return false;
+    };
+    let counts = map.lines().filter_map(|line| line.split_whitespace().nth(2)?.parse::<u64>().ok());
+    counts.sum::<u64>() >= u64::from(u32::MAX)
 }
 
 /// The process at the other end of `stream` (`SO_PEERCRED`), by which a server counts the

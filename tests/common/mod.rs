@@ -360,10 +360,29 @@ pub(crate) fn sweep_left_overs() {
 /// never` unless `extra` sets it); returns once it says it listens, its log drained from
 /// then on so that it never blocks on a full pipe.
 pub(crate) fn start_server(socket: &Path, extra: &[&str]) -> std::process::Child {
+    start_server_under(&[], socket, extra)
+}
+
+/// [`start_server`] run under `wrapper`, a command that runs its arguments (`setpriv
+/// --reuid=1234 ...`, `unshare --user`); nothing when empty.
+pub(crate) fn start_server_under(
+    wrapper: &[&str],
+    socket: &Path,
+    extra: &[&str],
+) -> std::process::Child {
     use std::io::{BufRead, BufReader};
     let idle: &[&str] =
         if extra.contains(&"--idle-exit") { &[] } else { &["--idle-exit", "never"] };
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_termloom"))
+    let termloom = env!("CARGO_BIN_EXE_termloom");
+    let mut command = match wrapper.split_first() {
+        Some((program, args)) => {
+            let mut command = std::process::Command::new(program);
+            command.args(args).arg(termloom);
+            command
+        }
+        None => std::process::Command::new(termloom),
+    };
+    let mut child = command
         .args(["server", "--socket"])
         .arg(socket)
         .args(idle)
