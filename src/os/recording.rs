@@ -252,15 +252,18 @@ fn in_place(file: std::fs::File) -> io::Result<std::fs::File> {
 /// Whether the file `file` in the directory `dir` cannot be replaced by a rename, which
 /// would then fail only once the program had started: it is a mount point (a single-file
 /// bind mount, as Docker and Kubernetes make: `EBUSY`), or another user's in a sticky
-/// directory (`/tmp`) that is not the caller's either (`EPERM`).
+/// directory (`/tmp`) that is not the caller's either (`EPERM`). A mount is told by its
+/// mount id; by the device only where the id is unknown (before Linux 5.8): on overlayfs a
+/// file's device may differ from its directory's, and every file there was taken for a mount
+/// point and written in place, root's recording through a hard link planted there included.
 fn unreplaceable(dir: &rustix::fs::Statx, file: &rustix::fs::Statx) -> bool {
     use rustix::fs::{StatxAttributes, StatxFlags};
     let root = StatxAttributes::MOUNT_ROOT;
     let mount_root = file.stx_attributes_mask.contains(root) && file.stx_attributes.contains(root);
     let mnt_ids = StatxFlags::from_bits_retain(dir.stx_mask & file.stx_mask);
     let other_mount = mnt_ids.contains(StatxFlags::MNT_ID) && dir.stx_mnt_id != file.stx_mnt_id;
-    let other_device =
-        (dir.stx_dev_major, dir.stx_dev_minor) != (file.stx_dev_major, file.stx_dev_minor);
+    let other_device = !mnt_ids.contains(StatxFlags::MNT_ID)
+        && (dir.stx_dev_major, dir.stx_dev_minor) != (file.stx_dev_major, file.stx_dev_minor);
     let me = rustix::process::geteuid().as_raw();
     let sticky =
         u32::from(dir.stx_mode) & 0o1000 != 0 && me != 0 && file.stx_uid != me && dir.stx_uid != me;
@@ -297,7 +300,7 @@ fn locked(dir: &OwnedFd, name: &std::ffi::OsStr) -> bool {
 /// The error of a path another session's recording is being written to.
 fn recorded_already() -> io::Error {
     io::Error::other(
-        "another session is recording to it (its file is locked): name another path, or wait until that session ends",
+        "another session is recording to it, or another program locks it (its file is locked, as a recording locks the file it writes): name another path, or wait until that session or program ends",
     )
 }
 
@@ -956,6 +959,29 @@ fn finish(written: &Receiver<()>, deadline: Instant) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A file is a mount point by its mount id where the kernel gives it, whatever its
+    /// device: on overlayfs whose layers lie on different filesystems, every file's device
+    /// differs from its directory's, and each was written in place (a hard link planted
+    /// there to a file of root's, root's recording went into that file).
+    #[test]
+    fn a_file_on_the_mount_of_its_directory_is_replaceable_whatever_its_device() {
+        use rustix::fs::{Statx, StatxFlags};
+        let look = |mnt_id: u64, dev_minor: u32| {
+            // SAFETY: `Statx` is plain data, every field an integer.
+            let mut stat: Statx = unsafe { std::mem::zeroed() };
+            stat.stx_mask = StatxFlags::MNT_ID.bits();
+            stat.stx_mnt_id = mnt_id;
+            stat.stx_dev_minor = dev_minor;
+            stat.stx_mode = 0o40755;
+            stat
+        };
+        assert!(!unreplaceable(&look(7, 44), &look(7, 43)), "an overlay's file");
+        assert!(unreplaceable(&look(7, 44), &look(8, 44)), "a bind mount's file");
+        let mut unknown = look(0, 43);
+        unknown.stx_mask = 0;
+        assert!(unreplaceable(&look(7, 44), &unknown), "no mount id: the device tells");
+    }
 
     #[test]
     fn a_recording_is_asciicast_v2_with_characters_whole() {
