@@ -399,26 +399,8 @@ fn sigterm_stops_a_server_whose_socket_was_removed() {
 /// ignored, so the server took the whole grace to stop however often it was asked.
 #[test]
 fn a_second_sigterm_kills_every_session_at_once() {
-    let mut server = TestServer::with_config("close_grace_ms = 60000\n");
-    let stubborn = "trap '' HUP TERM; echo ignoring; exec sleep 1000";
-    server.ok(&["start", "--name", "stubborn", "--", "sh", "-c", stubborn]);
-    server.ok(&["wait", "stubborn", "--wait-screen", "ignoring"]);
-    let pid = session_pid(&server, 1);
-    let terminate = || {
-        let pid = rustix::process::Pid::from_raw(server.pid()).unwrap();
-        rustix::process::kill_process(pid, rustix::process::Signal::TERM).unwrap();
-    };
-    terminate();
-    // Stopping, the server accepts no more connections: the first signal was taken.
-    let deadline = std::time::Instant::now() + LONG;
-    while UnixStream::connect(&server.socket).is_ok() {
-        assert!(std::time::Instant::now() < deadline, "the server never began to stop");
-    }
-    terminate();
-    assert!(ends_within(server.pid(), LONG), "the second SIGTERM did not hurry the server");
-    let status = server.child.wait().unwrap();
-    assert_eq!(status.code(), Some(128 + 15), "{status}");
-    assert!(ends_within(pid, LONG), "the session's program {pid} outlived its server");
+    use rustix::process::Signal;
+    assert_eq!(stop_a_server_of_a_stubborn_session(Signal::TERM, &[Signal::TERM]), Some(128 + 15));
 }
 
 /// A second SIGHUP while the server closes its sessions does not hurry it (a closed terminal
@@ -427,6 +409,20 @@ fn a_second_sigterm_kills_every_session_at_once() {
 /// killed every session without its grace (exit 129).
 #[test]
 fn a_second_sighup_leaves_the_sessions_their_grace() {
+    use rustix::process::Signal;
+    // The signals' thread takes a hang-up before a termination pending beside it.
+    let code = stop_a_server_of_a_stubborn_session(Signal::HUP, &[Signal::HUP, Signal::TERM]);
+    assert_eq!(code, Some(128 + 15), "the second SIGHUP ended the server");
+}
+
+/// Sends `first` to a server whose one session ignores HUP and TERM (a close grace of a
+/// minute), waits until it stops accepting connections (the signal taken), then sends
+/// `then`: the exit code of the server, which must end within `LONG`, its session's program
+/// with it.
+fn stop_a_server_of_a_stubborn_session(
+    first: rustix::process::Signal,
+    then: &[rustix::process::Signal],
+) -> Option<i32> {
     let mut server = TestServer::with_config("close_grace_ms = 60000\n");
     let stubborn = "trap '' HUP TERM; echo ignoring; exec sleep 1000";
     server.ok(&["start", "--name", "stubborn", "--", "sh", "-c", stubborn]);
@@ -436,18 +432,17 @@ fn a_second_sighup_leaves_the_sessions_their_grace() {
         let pid = rustix::process::Pid::from_raw(server.pid()).unwrap();
         rustix::process::kill_process(pid, signal).unwrap();
     };
-    send(rustix::process::Signal::HUP);
+    send(first);
+    // Stopping, the server accepts no more connections: the first signal was taken.
     let deadline = std::time::Instant::now() + LONG;
     while UnixStream::connect(&server.socket).is_ok() {
         assert!(std::time::Instant::now() < deadline, "the server never began to stop");
     }
-    // The signals' thread takes a hang-up before a termination pending beside it.
-    send(rustix::process::Signal::HUP);
-    send(rustix::process::Signal::TERM);
-    assert!(ends_within(server.pid(), LONG), "the SIGTERM did not hurry the server");
+    then.iter().for_each(|&signal| send(signal));
+    assert!(ends_within(server.pid(), LONG), "{then:?} did not hurry the server");
     let status = server.child.wait().unwrap();
-    assert_eq!(status.code(), Some(128 + 15), "the second SIGHUP ended the server: {status}");
     assert!(ends_within(pid, LONG), "the session's program {pid} outlived its server");
+    status.code()
 }
 
 /// A server whose socket's directory is removed (the runtime directory, at logout) closes
