@@ -7,6 +7,7 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 
 #[cfg(target_os = "linux")]
 use super::sock_diag;
+use crate::os::procfs::overflow_uid;
 
 /// The uid owning the socket at `peer` connected to `local` (the server's end); `None` when
 /// not found (then the peer is not served).
@@ -100,12 +101,6 @@ pub(crate) fn own_uid() -> std::io::Result<u32> {
         )));
     }
     Ok(euid)
-}
-
-/// The kernel's overflow uid (65534 where it cannot be read).
-pub(crate) fn overflow_uid() -> u32 {
-    let read = std::fs::read_to_string("/proc/sys/kernel/overflowuid");
-    read.ok().and_then(|text| text.trim().parse().ok()).unwrap_or(65534)
 }
 
 /// Elsewhere the kernel's tables are not read: the uid is taken to be the server's own.

@@ -956,7 +956,7 @@ mod tests {
             return;
         }
         let opened = std::thread::spawn(|| {
-            let overflow = rustix::process::Uid::from_raw(super::super::peer_uid::overflow_uid());
+            let overflow = rustix::process::Uid::from_raw(crate::os::procfs::overflow_uid());
             rustix::thread::set_thread_res_uid(overflow, overflow, overflow).unwrap();
             SecretPage::open("sudo", Instant::now() + Duration::from_secs(60)).map(drop)
         });

@@ -445,11 +445,7 @@ fn peer_uid(stream: &UnixStream) -> Result<u32, String> {
     let uid = rustix::net::sockopt::socket_peercred(stream)
         .map(|cred| cred.uid.as_raw())
         .map_err(|err| format!("cannot read the peer's credentials: {err}"))?;
-    let overflow = fs::read_to_string("/proc/sys/kernel/overflowuid")
-        .ok()
-        .and_then(|text| text.trim().parse::<u32>().ok())
-        .unwrap_or(65534);
-    if uid != overflow || maps_every_uid() {
+    if uid != crate::os::procfs::overflow_uid() || maps_every_uid() {
         return Ok(uid);
     }
     Err(format!(

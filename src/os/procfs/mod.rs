@@ -24,6 +24,13 @@ pub(crate) use files::{
     read_text_now,
 };
 
+/// The kernel's overflow uid (`/proc/sys/kernel/overflowuid`; 65534 where it cannot be
+/// read): the uid a user namespace reports for every user it does not map.
+pub(crate) fn overflow_uid() -> u32 {
+    let read = std::fs::read_to_string("/proc/sys/kernel/overflowuid");
+    read.ok().and_then(|text| text.trim().parse().ok()).unwrap_or(65534)
+}
+
 /// The interesting fields of `/proc/PID/stat` (see `proc_pid_stat(5)`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct ProcStat {
