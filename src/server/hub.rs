@@ -364,8 +364,9 @@ impl Hub {
     /// [`SOCKET_CHECK`]: no client can reach it any more, to list, attach to or close its
     /// sessions, and with sessions it never idles out, so they would run on unreachable. It
     /// does not make the socket again: once its lock file is gone too, another server may
-    /// listen at the path already, and its directory's removal is a logout's, which ends the
-    /// user's processes. One `stat` every few seconds: a watch of the directory (inotify) is
+    /// listen at the path already (a server meant to outlive the last logout, which removes
+    /// the runtime directory whether or not logind ends the user's processes, takes a socket
+    /// outside it). One `stat` every few seconds: a watch of the directory (inotify) is
     /// Linux's alone.
     fn watch_socket(&self, file: &socket::SocketFile) {
         let mut life = lock(&self.life);
