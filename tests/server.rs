@@ -623,9 +623,7 @@ fn a_live_socket_of_another_kind_is_not_removed() {
 
 #[test]
 fn another_user_is_refused() {
-    if !rustix::process::geteuid().is_root() || !common::installed("setpriv", None) {
-        assert!(std::env::var_os("CI").is_none(), "CI runs as root with setpriv");
-        eprintln!("skipped: needs root and setpriv to act as nobody");
+    if !common::require_root("acting as nobody needs it") || !common::require("setpriv") {
         return;
     }
     let server = TestServer::start(&[]);
@@ -649,9 +647,7 @@ fn another_user_is_refused() {
 /// that user.
 #[test]
 fn a_server_of_another_user_is_not_talked_to() {
-    if !rustix::process::geteuid().is_root() || !common::installed("setpriv", None) {
-        assert!(std::env::var_os("CI").is_none(), "CI runs as root with setpriv");
-        eprintln!("skipped: needs root and setpriv to act as nobody");
+    if !common::require_root("acting as nobody needs it") || !common::require("setpriv") {
         return;
     }
     let dir = common::TestDir::new("server-test");
