@@ -928,37 +928,6 @@ fn rows_below_the_cursor_are_in_the_final_transcript() {
 }
 
 #[test]
-fn queries_are_answered() {
-    if !require("python3") {
-        return;
-    }
-    let engine = engine();
-    let script = r#"
-import os, sys, tty, termios
-fd = sys.stdin.fileno()
-old = termios.tcgetattr(fd)
-tty.setraw(fd)
-def ask(q, end):
-    os.write(1, q)
-    r = b""
-    while not r.endswith(end):
-        r += os.read(fd, 1)
-    return r
-da = ask(b"\x1b[c", b"c")
-cpr = ask(b"\x1b[6n", b"R")
-bg = ask(b"\x1b]11;?\x07", b"\x07")
-termios.tcsetattr(fd, termios.TCSADRAIN, old)
-print("\r\nDA=%r CPR=%r BG=%r" % (da, cpr, bg))
-"#;
-    let s = engine.spawn(SpawnSpec::new("python3").args(["-c", script])).unwrap();
-    expect(&s, Until::exit());
-    let text = s.read().unwrap().text;
-    assert!(text.contains(r"DA=b'\x1b[?6c'"), "{text}");
-    assert!(text.contains(r"CPR=b'\x1b[1;1R'"), "{text}");
-    assert!(text.contains(r"BG=b'\x1b]11;rgb:0000/0000/0000\x07'"), "{text}");
-}
-
-#[test]
 fn no_descriptor_leaks_into_the_child() {
     let engine = engine();
     // Keep some descriptors of our own open.

@@ -6,6 +6,7 @@ pub(crate) mod echo_layout;
 pub(crate) mod emulator;
 pub(crate) mod grid_repair;
 pub(crate) mod line_store;
+pub(crate) mod queries;
 pub(crate) mod region;
 pub(crate) mod rewrite;
 pub(crate) mod row_text;

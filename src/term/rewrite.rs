@@ -180,6 +180,8 @@ impl Rules {
                 self.set_key_modifiers(params, action);
                 Decision::Keep
             }
+            // XTVERSION: answered by the `queries` module, no keyboard mode pushed.
+            Sequence::Csi { private: Some(b'>'), action: b'q', .. } => Decision::Keep,
             Sequence::Csi { private: Some(b'>'), .. } => {
                 if self.keyboard[screen] >= KEYBOARD_STACK {
                     self.dropped += 1;

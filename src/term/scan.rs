@@ -14,6 +14,8 @@
 //! - OSC strings are held back by the feed loop (which bounds their length) from their
 //!   introducer to their terminator, and OSC 133 shell-integration marks, which the emulator
 //!   ignores, are reported where they end, even when split across reads;
+//! - DCS strings are kept, up to `queries::DCS_QUERY` bytes, and reported where they end,
+//!   so that the feed loop answers the queries among them (alacritty drops every DCS string);
 //! - the control sequences termloom handles itself (see the `rewrite` module) stop the scan at
 //!   their final byte, before the parser has seen it.
 //!
@@ -24,6 +26,8 @@
 
 /// The most OSC payload bytes kept while looking for an OSC 133 mark.
 const OSC_PREFIX: usize = 64;
+use crate::term::queries::DCS_QUERY;
+
 /// The most CSI parameter bytes kept; a longer parameter list is not decoded.
 const CSI_PARAMS: usize = 64;
 /// The most parameters decoded from one control sequence.
@@ -157,6 +161,9 @@ pub(crate) enum Stop {
     /// The last scanned byte is the final byte of this sequence: feed what is before it, then
     /// let the `rewrite` module decide what the parser gets instead of it.
     Sequence(Sequence),
+    /// The last scanned byte ends a DCS string (the `\` of its `ESC \`): feed it, then
+    /// answer the string if it is a query ([`Scanner::dcs`], the `queries` module).
+    DcsEnd,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -180,6 +187,12 @@ pub(crate) struct Scanner {
     esc_hash: bool,
     osc: [u8; OSC_PREFIX],
     osc_len: usize,
+    /// The DCS string being scanned (the string state started with `ESC P`).
+    in_dcs: bool,
+    /// Its first bytes, after `ESC P`.
+    dcs: [u8; DCS_QUERY],
+    /// Its length so far (saturating; past [`DCS_QUERY`], only counted).
+    dcs_len: usize,
     cols: usize,
     rows: usize,
     /// Lines counted since the last [`Scanner::reset_lines`].
@@ -226,6 +239,9 @@ impl Scanner {
             esc_hash: false,
             osc: [0; OSC_PREFIX],
             osc_len: 0,
+            in_dcs: false,
+            dcs: [0; DCS_QUERY],
+            dcs_len: 0,
             cols: usize::from(cols),
             rows: usize::from(rows),
             lines: 0,
@@ -241,6 +257,12 @@ impl Scanner {
             origin_below_top: false,
             esc_charset: false,
         }
+    }
+
+    /// The DCS string that ended where the scan stopped with [`Stop::DcsEnd`]: its bytes
+    /// after `ESC P` (at most [`DCS_QUERY`]), and whether it was longer (and is cut).
+    pub(crate) fn dcs(&self) -> (&[u8], bool) {
+        (&self.dcs[..self.dcs_len.min(DCS_QUERY)], self.dcs_len > DCS_QUERY)
     }
 
     /// Counts only OSC 133 marks that carry `key` (`;k=KEY` among their parameters).
@@ -479,6 +501,7 @@ impl Scanner {
         match (self.state, byte) {
             (_, 0x18 | 0x1a) => {
                 self.state = State::Ground;
+                self.in_dcs = false;
                 return None;
             }
             (State::String, 0x1b) => {
@@ -487,8 +510,9 @@ impl Scanner {
             }
             (State::StringEscape, _) => {
                 self.state = State::Ground;
+                let dcs = std::mem::take(&mut self.in_dcs);
                 if byte == b'\\' {
-                    return None;
+                    return dcs.then_some(Stop::DcsEnd);
                 }
                 // Not a string terminator: the ESC started a new sequence.
                 self.state = State::Escape;
@@ -534,7 +558,12 @@ impl Scanner {
                         self.osc_len = 0;
                         return Some(Stop::OscStart);
                     }
-                    b'P' | b'X' | b'^' | b'_' => self.state = State::String,
+                    b'P' => {
+                        self.state = State::String;
+                        self.in_dcs = true;
+                        self.dcs_len = 0;
+                    }
+                    b'X' | b'^' | b'_' => self.state = State::String,
                     b'c' => {
                         // RIS resets both screens, cell by cell.
                         self.work += 2 * self.cols * self.rows;
@@ -591,7 +620,16 @@ impl Scanner {
                 }
                 None
             }
-            State::Ground | State::Osc | State::String | State::StringEscape => None,
+            State::String => {
+                if self.in_dcs {
+                    if let Some(slot) = self.dcs.get_mut(self.dcs_len) {
+                        *slot = byte;
+                    }
+                    self.dcs_len = self.dcs_len.saturating_add(1);
+                }
+                None
+            }
+            State::Ground | State::Osc | State::StringEscape => None,
         }
     }
 
@@ -727,7 +765,7 @@ impl Counts<'_> {
                 | (None, b's' | b'u' | b'Z')
                 | (Some(b'?'), b'J' | b'K' | b'h' | b'l')
                 | (Some(b'>' | b'<' | b'='), b'u')
-                | (Some(b'>'), b'm' | b'n')
+                | (Some(b'>'), b'm' | b'n' | b'q')
         );
         if !handled {
             return None;
@@ -819,6 +857,7 @@ fn counted_or_handled(action: u8) -> bool {
             | b'h'
             | b'l'
             | b'Z'
+            | b'q'
     )
 }
 
@@ -964,7 +1003,8 @@ mod tests {
 
     #[test]
     fn other_sequences_pass() {
-        assert!(stops(b"\x1b[31mred\x1b[0m\x1b[?25l\x1b[2;5H\x1bP1$r\x1b\\", 3, 1000).is_empty());
+        // (A DCS string stops where it ends: `a_dcs_string_ends_where_its_terminator_does`.)
+        assert!(stops(b"\x1b[31mred\x1b[0m\x1b[?25l\x1b[2;5H\x1b_1$r\x1b\\", 3, 1000).is_empty());
         assert!(stops(b"\x1b[13 J\x1b[?1h\x1b[=1c", 100, 1000).is_empty());
     }
 
@@ -1149,5 +1189,28 @@ mod tests {
         let mut scanner = Scanner::new(10, 10);
         let _ = scanner.scan(b"\x1bc", 1000, 100_000);
         assert!(scanner.take_work() >= 200);
+    }
+
+    #[test]
+    fn a_dcs_string_ends_where_its_terminator_does_kept_within_its_bound() {
+        // Split across reads anywhere, one stop at the `\`, with the string's bytes.
+        let input = b"a\x1bP+q544e\x1b\\b\x1bXno\x1b\\";
+        for chunk in 1..input.len() {
+            let (stops, _) = scan_in_pieces(input, chunk, 1000, 100_000);
+            assert_eq!(stops, [(11, Stop::DcsEnd)], "pieces of {chunk}");
+        }
+        let mut scanner = Scanner::new(10, 10);
+        assert_eq!(scanner.scan(input, 1000, 100_000), (11, Stop::DcsEnd));
+        assert_eq!(scanner.dcs(), (&b"+q544e"[..], false));
+        // Aborted by CAN, or by an ESC starting another sequence: no stop.
+        assert_eq!(scanner.scan(b"\x1bP$qm\x18\x1bP$qm\x1b[m", 1000, 100_000).1, Stop::End);
+        // A megabyte: counted a byte each, kept to the bound.
+        let mut huge = b"\x1bP+q".to_vec();
+        huge.resize(1 << 20, b'4');
+        huge.extend_from_slice(b"\x1b\\");
+        assert_eq!(scanner.scan(&huge, 1000, usize::MAX).1, Stop::DcsEnd);
+        assert!(scanner.take_work() >= 1 << 20);
+        let (kept, overflow) = scanner.dcs();
+        assert_eq!((kept.len(), overflow), (DCS_QUERY, true));
     }
 }

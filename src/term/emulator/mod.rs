@@ -14,6 +14,7 @@ use alacritty_terminal::vte::ansi::{Processor, Rgb};
 
 use crate::config::Config;
 use crate::term::grid_repair;
+use crate::term::queries;
 use crate::term::region::RegionWatch;
 use crate::term::rewrite::{CAN, Decision, Rules, StackBounds, View, repeat_piece};
 use crate::term::row_text::{
@@ -517,6 +518,14 @@ impl Emulator {
                         turn.marks.push(at);
                     }
                 }
+                Stop::DcsEnd => {
+                    self.advance(slice, transcript);
+                    let (payload, overflow) = self.scanner.dcs();
+                    let region = self.rules.region();
+                    if let Some(reply) = queries::dcs_reply(payload, overflow, &self.term, region) {
+                        self.reply(reply);
+                    }
+                }
                 Stop::Sequence(sequence) => {
                     self.advance(&slice[..n - 1], transcript);
                     self.settle(transcript);
@@ -528,6 +537,11 @@ impl Emulator {
                     let hiding = !was_alternate && enters_alternate(sequence);
                     let tail = hiding.then(|| self.capture_hidden_tail(transcript));
                     self.apply(sequence, slice[n - 1], transcript);
+                    if let Sequence::Csi { private, params, action } = sequence
+                        && let Some(reply) = queries::csi_reply(private, &params, action)
+                    {
+                        self.reply(reply);
+                    }
                     if was_alternate && !self.alternate() {
                         let point = self.term.grid().cursor.point;
                         self.left_alternate_at = Some((self.cursor_row(), point.column.0));
@@ -1033,6 +1047,12 @@ impl Emulator {
         self.term.grid_mut().truncate();
     }
 
+    /// Answers a query alacritty leaves unanswered (see the `queries` module): queued with
+    /// the terminal's own replies, in the order the queries came.
+    fn reply(&mut self, reply: String) {
+        self.events.0.borrow_mut().push(Event::PtyWrite(reply));
+    }
+
     fn handle_events(&mut self, turn: &mut Turn) {
         let events = std::mem::take(&mut *self.events.0.borrow_mut());
         for event in events {
@@ -1046,8 +1066,8 @@ impl Emulator {
                     let size = WindowSize {
                         num_lines: self.rows,
                         num_cols: self.cols,
-                        cell_width: 8,
-                        cell_height: 16,
+                        cell_width: queries::CELL.0,
+                        cell_height: queries::CELL.1,
                     };
                     turn.reply(format(size).as_bytes());
                 }

@@ -174,6 +174,13 @@ fn style_of(cell: &Cell) -> (String, String, Vec<&'static str>) {
     (color_name(cell.fg), color_name(cell.bg), attrs)
 }
 
+/// The SGR parameters (after a reset) that draw with `cell`'s colours and attributes, as
+/// [`StyleRun::sgr`] gives them: empty for the plain style.
+pub(crate) fn cell_sgr(cell: &Cell) -> String {
+    let (fg, bg, attrs) = style_of(cell);
+    StyleRun { row: 0, col: 0, width: 1, fg, bg, attrs }.sgr()
+}
+
 /// The non-default runs of one grid row. Styles are named only where the cell's colours or
 /// attributes differ from the cell before (a row of one style names one cell).
 pub(crate) fn row_runs(row_index: u16, row: &Row<Cell>, out: &mut Vec<StyleRun>) {
