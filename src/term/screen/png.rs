@@ -128,17 +128,12 @@ impl StyledScreen {
             pad * 2 + cell_w * usize::from(screen.cols),
             pad * 2 + cell_h * usize::from(screen.rows),
         );
-        let pixels = width as u64 * height as u64;
-        if pixels > options.max_pixels {
-            return Err(crate::Error::ImageTooLarge {
-                width,
-                height,
-                max_pixels: options.max_pixels,
-            });
-        }
+        let bound = max_pixels(options.max_pixels, isize::MAX as u64);
+        let Some(pixels) = pixels_within(width as u64, height as u64, bound) else {
+            return Err(crate::Error::ImageTooLarge { width, height, max_pixels: bound });
+        };
         let mut canvas = Canvas { width, height, pixels: Vec::new() };
-        canvas.pixels = [theme.background.0, theme.background.1, theme.background.2]
-            .repeat(canvas.width * canvas.height);
+        canvas.pixels = [theme.background.0, theme.background.1, theme.background.2].repeat(pixels);
         for (row, line) in screen.lines.iter().enumerate() {
             let y = pad + row * cell_h;
             let runs: Vec<_> = self.runs.iter().filter(|r| usize::from(r.row) == row).collect();
@@ -182,6 +177,21 @@ impl StyledScreen {
         }
         Ok(encode(&canvas))
     }
+}
+
+/// The most pixels a PNG may have: `asked` ([`PngOptions::max_pixels`]), within what a
+/// canvas of 3 bytes a pixel takes in a single allocation of at most `largest` bytes
+/// (`isize::MAX`: 2^31 - 1 on a 32-bit target, where a bound raised past a third of it
+/// panicked as the canvas was made, 3 × its pixels overflowing).
+fn max_pixels(asked: u64, largest: u64) -> u64 {
+    asked.min(largest / 3)
+}
+
+/// The pixels of a `width`×`height` image, if they are at most `bound` (see [`max_pixels`]),
+/// as the canvas's length in pixels; computed in `u64`, which no `u32`s' product overflows.
+fn pixels_within(width: u64, height: u64, bound: u64) -> Option<usize> {
+    let pixels = width.checked_mul(height).filter(|&pixels| pixels <= bound)?;
+    usize::try_from(pixels).ok()
 }
 
 /// Where a character cluster is drawn.
@@ -265,6 +275,23 @@ mod tests {
     use crate::term::screen::style::StyleRun;
     use crate::term::screen::{Cursor, Screen};
     use crate::types::Modes;
+
+    /// A bound on a PNG's pixels raised past what a 32-bit target can allocate (a third of
+    /// `isize::MAX`, 3 bytes a pixel) is held to that: the canvas's bytes never overflow.
+    /// Before, 3 × the pixels was computed unchecked, and an image of more than 715,827,882
+    /// pixels (a 1,000×1,000-cell screen at scale 4 and more) panicked there.
+    #[test]
+    fn a_canvas_larger_than_a_32_bit_target_allocates_is_refused() {
+        let largest = u64::from(i32::MAX.unsigned_abs());
+        let bound = max_pixels(u64::MAX, largest);
+        assert_eq!(bound, 715_827_882);
+        assert!(bound * 3 <= largest);
+        // 65,535 × 16 columns (the widest screen at scale 2) by 40,000 pixels: 4.2e10.
+        assert_eq!(pixels_within(65_535 * 16, 40_000, bound), None);
+        assert_eq!(pixels_within(715_827_882, 1, bound), Some(715_827_882));
+        assert_eq!(pixels_within(715_827_883, 1, bound), None);
+        assert_eq!(max_pixels(1 << 26, largest), 1 << 26, "a bound within it is kept");
+    }
 
     fn decode(bytes: &[u8]) -> (usize, usize, Vec<u8>) {
         let decoder = png::Decoder::new(std::io::Cursor::new(bytes));
