@@ -202,11 +202,33 @@ pub struct SessionInfo {
     pub line_modes: Option<LineModes>,
     /// The file the session is recorded to (asciicast v2), if it is.
     pub recording: Option<std::path::PathBuf>,
-    /// Why the recording's file lacks the rest of the session, if a write to it failed (a
-    /// full disk, a pipe whose reader went away): the error, after which nothing more was
-    /// written. (Events dropped by a writer that fell behind, and the end of a recording at
-    /// `Config::recording_file_bytes`, are said by markers in the file itself.)
+    /// What went wrong with the recording's file, if anything ([`SessionInfo::recording_heading`]
+    /// says which in a few words): why it lacks the rest of the session, if a write to it failed
+    /// (a full disk, a pipe whose reader went away: the error, after which nothing more was
+    /// written); or why it is not at `recording` but at `recording_kept_at` (the rename after
+    /// the start failed), and where that is. (Events dropped by a writer that fell behind,
+    /// and the end of a recording at `Config::recording_file_bytes`, are said by markers in
+    /// the file itself.)
     pub recording_error: Option<String>,
+    /// Where the recording is when it could not be put at `recording` once the program had
+    /// started (the file made beside that path, under its temporary name, could not be renamed
+    /// over it): `recording_error` says why.
+    pub recording_kept_at: Option<std::path::PathBuf>,
+}
+
+impl SessionInfo {
+    /// What a report says of the session's recording before [`SessionInfo::recording_error`],
+    /// when that has something to say: `recording not at its path` when the recording is
+    /// at [`SessionInfo::recording_kept_at`] (whole, unless the error says a write failed
+    /// too), else `recording failed, the file lacks the rest`. The one wording of both, for
+    /// every report.
+    pub fn recording_heading(&self) -> Option<&'static str> {
+        self.recording_error.as_ref()?;
+        Some(match self.recording_kept_at {
+            Some(_) => "recording not at its path",
+            None => "recording failed, the file lacks the rest",
+        })
+    }
 }
 
 /// The line discipline's flags of a session's terminal (`termios`'s `ECHO` and `ICANON`, what

@@ -1566,6 +1566,19 @@ fn a_recording_whose_header_cannot_be_written_leaves_its_path_as_it_was() {
     assert_eq!(disk.names(), ["filler"], "no file is left behind");
 }
 
+/// Makes `source.cast` in `dir`, holding `old`, and bind-mounts it over `out.cast` there (a
+/// single-file bind mount, as Docker and Kubernetes make): the two paths.
+fn bind_mounted_file(dir: &std::path::Path) -> (std::path::PathBuf, std::path::PathBuf) {
+    let source = dir.join("source.cast");
+    std::fs::write(&source, "old\n").unwrap();
+    let point = dir.join("out.cast");
+    std::fs::write(&point, "").unwrap();
+    let mounted =
+        std::process::Command::new("mount").arg("--bind").args([&source, &point]).status().unwrap();
+    assert!(mounted.success(), "mount --bind failed");
+    (source, point)
+}
+
 /// A file mounted over a recording's path (a single-file bind mount, as Docker and
 /// Kubernetes make) cannot be replaced: the recording is written into it, in place, and the
 /// program starts. Before, the rename after the start failed (`EBUSY`), and the program that
@@ -1576,13 +1589,7 @@ fn a_recording_over_a_mount_point_is_written_into_it() {
         return;
     }
     let dir = TestDir::new("recording-mount");
-    let source = dir.join("source.cast");
-    std::fs::write(&source, "old\n").unwrap();
-    let point = dir.join("out.cast");
-    std::fs::write(&point, "").unwrap();
-    let mounted =
-        std::process::Command::new("mount").arg("--bind").args([&source, &point]).status().unwrap();
-    assert!(mounted.success(), "mount --bind failed");
+    let (source, point) = bind_mounted_file(&dir);
     let touched = dir.join("touched");
     let engine = engine();
     let spec = SpawnSpec::new("touch").arg(&touched).record(&point);
@@ -1602,6 +1609,119 @@ fn a_recording_over_a_mount_point_is_written_into_it() {
     assert!(text.starts_with("{\"") && text.contains("exited"), "{text}");
     let names = names_in(&dir);
     assert_eq!(names, ["out.cast", "source.cast", "touched"], "no temporary file is left");
+}
+
+/// Sets (`+i`, `+a`) or clears a file's attribute with `chattr`; false (the test skips, but
+/// fails under `CI`) where the filesystem has none.
+fn chattr(flag: &str, path: &std::path::Path) -> bool {
+    let set = std::process::Command::new("chattr").arg(flag).arg(path).status();
+    let done = set.is_ok_and(|status| status.success());
+    assert!(done || std::env::var_os("CI").is_none(), "chattr {flag} failed on {path:?}");
+    if !done {
+        eprintln!("skipped: chattr {flag} does not work on {path:?}'s filesystem");
+    }
+    done
+}
+
+/// A recording to an immutable or append-only file (`chattr +i`, `+a`), or into an
+/// append-only directory, which no one may replace, root included, is refused before the
+/// program starts, with an error that names the flag. Before, the program ran, the rename
+/// after its start failed (`EPERM`), the whole recording was left under its temporary name,
+/// and the report said the file "lacks the rest".
+#[test]
+fn a_recording_to_a_file_no_one_may_replace_is_refused_before_the_start() {
+    if !require_root("chattr +i and +a need root") || !require("chattr") {
+        return;
+    }
+    let dir = TestDir::new("recording-immutable");
+    let engine = engine();
+    let touched = dir.join("touched");
+    let cases = [("+i", "out.cast", "immutable (chattr +i)"), ("+a", "out.cast", "append-only")];
+    for (flag, name, said) in cases {
+        let path = dir.join(name);
+        std::fs::write(&path, "old\n").unwrap();
+        if !chattr(flag, &path) {
+            return;
+        }
+        let started = engine.spawn(SpawnSpec::new("touch").arg(&touched).record(&path));
+        chattr(&flag.replace('+', "-"), &path);
+        let err = started.map(|_| ()).expect_err("the recording is refused");
+        assert!(err.to_string().contains(said), "{flag}: {err}");
+        assert!(!touched.exists(), "{flag}: the program did not run");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "old\n");
+        assert_eq!(names_in(&dir), ["out.cast"], "{flag}: no temporary file is left");
+    }
+    let inner = dir.join("inner");
+    std::fs::create_dir(&inner).unwrap();
+    if !chattr("+a", &inner) {
+        return;
+    }
+    let started = engine.spawn(SpawnSpec::new("touch").arg(&touched).record(inner.join("a.cast")));
+    let left = names_in(&inner);
+    chattr("-a", &inner);
+    let err = started.map(|_| ()).expect_err("the recording is refused");
+    assert!(err.to_string().contains("its directory is append-only"), "{err}");
+    assert!(!touched.exists() && left.is_empty(), "{left:?}");
+}
+
+/// A file that cannot be replaced (here a bind mount's) and has other names (hard links),
+/// another user's, is not written in place: that would write every name, and whoever could
+/// plant the link would choose a file of the caller's to be emptied and filled with the
+/// recording. Before, the recording went into every name.
+#[test]
+fn a_recording_is_not_written_in_place_into_another_users_hard_linked_file() {
+    use std::os::unix::fs::chown;
+    if !require_root("a bind mount needs root") || !require("mount") {
+        return;
+    }
+    let dir = TestDir::new("recording-hard-link");
+    let (source, point) = bind_mounted_file(&dir);
+    chown(&source, Some(65534), Some(65534)).unwrap();
+    let other_name = dir.join("other-name");
+    std::fs::hard_link(&source, &other_name).unwrap();
+    let touched = dir.join("touched");
+    let engine = engine();
+    let started = engine.spawn(SpawnSpec::new("touch").arg(&touched).record(&point));
+    let _ = std::process::Command::new("umount").arg(&point).status();
+    let err = started.map(|_| ()).expect_err("the recording is refused");
+    assert!(err.to_string().contains("hard links"), "{err}");
+    assert!(!touched.exists(), "the program did not run");
+    assert_eq!(std::fs::read_to_string(&other_name).unwrap(), "old\n");
+}
+
+/// Root recording to a descriptor of another user's process through /proc
+/// (`/proc/PID/fd/1`) writes into it: a link of /proc is the kernel's, never planted, so it
+/// is not refused as another user's link. Before, the owner check came first and refused it.
+#[test]
+fn root_records_into_another_users_descriptor_through_proc() {
+    use std::io::Read;
+    if !require_root("a process of another user needs root") || !require("setpriv") {
+        return;
+    }
+    let mut holder = std::process::Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+        .args(["sh", "-c", "echo ready; exec sleep 600"])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut pipe = holder.stdout.take().unwrap();
+    let link = format!("/proc/{}/fd/1", holder.id());
+    // Once it says so, the process is `nobody`'s, and so is its link.
+    let mut ready = [0; 6];
+    pipe.read_exact(&mut ready).unwrap();
+    assert_eq!(&ready, b"ready\n");
+    let engine = engine();
+    let started = engine.spawn(SpawnSpec::new("echo").arg("into-nobodys-pipe").record(&link));
+    let result = started.map(|session| {
+        expect(&session, Until::exit());
+        session.close().unwrap();
+    });
+    let _ = holder.kill();
+    let _ = holder.wait();
+    result.expect("root records into the descriptor");
+    let mut text = String::new();
+    pipe.read_to_string(&mut text).unwrap();
+    assert!(text.starts_with("{\"") && text.contains("into-nobodys-pipe"), "{text}");
 }
 
 /// A link of /proc (`/proc/self/fd/N`) names an open file, whatever the text it reads as:

@@ -210,8 +210,11 @@ Output:
       --- exit: STATUS ---
   The final screen is the one the program left, or, when termloom closed the
   program, the screen just before closing it. A --record file that could not be
-  written to the end (a full disk) is said before the exit line:
+  written to the end (a full disk), or a recording that could not be put at its
+  path once the program ran (it is whole under its temporary name), is said
+  before the exit line:
       --- recording failed, the file lacks the rest: ERROR ---
+      --- recording not at its path: WHY, and where it is ---
   With --json, stdout gets one JSON object instead:
       exit                  how the program ended: {"code": N} or {"signal": N}
       closed_by_termloom    true when termloom had to close the program
@@ -233,7 +236,8 @@ Output:
                             the final one
       recording_error       null, or why the --record file lacks the rest of
                             the session: the error of the write that failed (a
-                            full disk; a warning on stderr says it too)
+                            full disk; a warning on stderr says it too), or why
+                            the recording is not at its path, and where it is
   A failure before the program runs (a malformed command line, a program that
   cannot start) prints only {"error": {"kind": "usage" | "error", "code": "...",
   "message": "..."}} (code: usage, program_not_found...), the shape every

@@ -24,10 +24,13 @@ pub(super) struct Ending {
     pub transcript_truncated: bool,
     /// Whether `--max-bytes` bounded the transcript.
     pub max_bytes_asked: bool,
-    /// The error that stopped writing the recording (`--record`), if one did (the engine's
-    /// warning on stderr said it when it happened; the report says it again, before the exit
-    /// line).
+    /// What went wrong with the recording (`--record`), if anything: the error that stopped
+    /// writing it, or why it is not at its path and where it is (the engine's warning on
+    /// stderr said it when it happened; the report says it again, before the exit line).
     pub recording_error: Option<String>,
+    /// What the report says before `recording_error`
+    /// ([`SessionInfo::recording_heading`](termloom::SessionInfo::recording_heading)).
+    pub recording_heading: Option<&'static str>,
 }
 
 /// Prints step outputs and the final report in the chosen format.
@@ -77,8 +80,8 @@ impl Reporter {
         section("screen", &ending.screen.to_string())?;
         let mut out = io::stdout().lock();
         // (The warning on stderr said it when it happened; the report is what is read after.)
-        if let Some(error) = &ending.recording_error {
-            writeln!(out, "--- recording failed, the file lacks the rest: {error} ---")?;
+        if let (Some(heading), Some(error)) = (ending.recording_heading, &ending.recording_error) {
+            writeln!(out, "--- {heading}: {error} ---")?;
         }
         writeln!(out, "--- exit: {} ---", exit_text(ending))?;
         out.flush()

@@ -315,9 +315,10 @@ fn end_session(session: &Session, max_bytes: Option<usize>) -> termloom::Result<
     };
     let scrollback = session.scrollback(max_bytes.unwrap_or(TRANSCRIPT_BOUND))?;
     // Once closed, the recording is all written, or its error known.
-    let recording_error = session.info()?.recording_error;
+    let info = session.info()?;
     Ok(Ending {
-        recording_error,
+        recording_heading: info.recording_heading(),
+        recording_error: info.recording_error,
         status,
         closed_by_termloom: running,
         screen,

@@ -126,11 +126,49 @@ enum Place {
     Kept,
 }
 
-/// How many times a temporary name that exists is tried again with another number.
-const TEMP_TRIES: u32 = 100;
+/// How many temporary names are tried, each after the last existed, before the recording is
+/// refused (another's file by each of 16 random names is no accident).
+const TEMP_TRIES: u32 = 16;
 
-/// Distinguishes the temporary names of this process's recordings.
-static TEMP_NUMBER: AtomicUsize = AtomicUsize::new(0);
+/// A temporary name for a recording's file, `.termloom-recording-XXXXXXXXXXXXXXXX.tmp`, of 64
+/// random bits (the kernel's `getrandom`): one no one can make beforehand to fail the
+/// recording. The names were `.termloom-recording-PID-N.tmp`, N counting from 0, and the
+/// owner of the directory (or anyone, in a sticky one: `/tmp`) who made the next hundred
+/// failed it.
+fn temp_name() -> io::Result<OsString> {
+    let mut random = [0u8; 8];
+    let mut filled = 0;
+    while filled < random.len() {
+        filled +=
+            rustix::rand::getrandom(&mut random[filled..], rustix::rand::GetRandomFlags::empty())?;
+    }
+    Ok(OsString::from(format!(".termloom-recording-{:016x}.tmp", u64::from_ne_bytes(random))))
+}
+
+/// Makes a new file, mode 0600, in `dir` under the first name of `names` (one a try, at most
+/// [`TEMP_TRIES`]) that does not exist: the file and its name.
+fn make_temp(
+    dir: &OwnedFd,
+    mut names: impl FnMut() -> io::Result<OsString>,
+) -> io::Result<(OwnedFd, OsString)> {
+    use rustix::fs::{Mode, OFlags};
+    let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    let mut tries = 1;
+    loop {
+        let temp = names()?;
+        match rustix::fs::openat(dir, &temp, flags, Mode::from_raw_mode(0o600)) {
+            Ok(file) => return Ok((file, temp)),
+            Err(rustix::io::Errno::EXIST) if tries < TEMP_TRIES => tries += 1,
+            Err(rustix::io::Errno::EXIST) => {
+                return Err(io::Error::new(
+                    io::ErrorKind::AlreadyExists,
+                    format!("each of {TEMP_TRIES} random temporary names tried exists"),
+                ));
+            }
+            Err(err) => return Err(err.into()),
+        }
+    }
+}
 
 /// Symbolic links followed one after another before the path is refused (Linux's own bound).
 const MAX_LINKS: usize = 40;
@@ -201,6 +239,14 @@ fn resolve(path: &Path) -> io::Result<Resolved> {
         if !kind.is_symlink() {
             return Ok(Resolved::AsIs(path));
         }
+        // A link of /proc names an open file, not a path: its text (`pipe:[7]`,
+        // `/memfd:rec (deleted)`, `/tmp/x (deleted)`) is no place to make a file. It is
+        // checked before its owner: no one plants a link of /proc (the kernel makes each, owned
+        // by the process it is of), and root recording to another user's process's
+        // descriptor (`/proc/PID/fd/1`) was refused as led by another's link.
+        if on_procfs(&path) {
+            return Ok(Resolved::Through(path));
+        }
         let owner = metadata.uid();
         if owner != me && owner != 0 {
             let link = crate::error::quoted_os(path.as_os_str());
@@ -210,11 +256,6 @@ fn resolve(path: &Path) -> io::Result<Resolved> {
                     "the symbolic link {link} is another user's (uid {owner}), and a recording follows only the caller's or root's: remove it, or name the file it points to"
                 ),
             ));
-        }
-        // A link of /proc names an open file, not a path: its text (`pipe:[7]`,
-        // `/memfd:rec (deleted)`, `/tmp/x (deleted)`) is no place to make a file.
-        if on_procfs(&path) {
-            return Ok(Resolved::Through(path));
         }
         let target = std::fs::read_link(&path)?;
         path = path.parent().map_or_else(|| target.clone(), |dir| dir.join(&target));
@@ -268,6 +309,61 @@ fn unreplaceable(dir: &rustix::fs::Statx, file: &rustix::fs::Statx) -> bool {
     let sticky =
         u32::from(dir.stx_mode) & 0o1000 != 0 && me != 0 && file.stx_uid != me && dir.stx_uid != me;
     mount_root || other_mount || other_device || sticky
+}
+
+/// Refuses a recording whose file the kernel keeps from being replaced or emptied whoever
+/// asks, root too: the `file` there (if any) is immutable or append-only, or its directory
+/// `dir` is append-only (`chattr +i`, `chattr +a`: statx's attributes, the flags of
+/// `FS_IOC_GETFLAGS`, on the filesystems that have them). Before, the program ran, the rename
+/// after its start failed (`EPERM`), and the whole recording was left under its temporary
+/// name while the report said its file lacked the rest. (An immutable directory is told by
+/// the new file it refuses: the recording is then written in place.)
+fn fixed(dir: &rustix::fs::Statx, file: Option<&rustix::fs::Statx>) -> io::Result<()> {
+    use rustix::fs::StatxAttributes;
+    let has = |stat: &rustix::fs::Statx, attribute: StatxAttributes| {
+        stat.stx_attributes_mask.contains(attribute) && stat.stx_attributes.contains(attribute)
+    };
+    let refused = |what: &str| {
+        let message = format!(
+            "{what}, which no one may replace, root included: name another path, or take the flag off (chattr)"
+        );
+        Err(io::Error::new(io::ErrorKind::PermissionDenied, message))
+    };
+    if let Some(file) = file {
+        if has(file, StatxAttributes::IMMUTABLE) {
+            return refused("it is immutable (chattr +i)");
+        }
+        if has(file, StatxAttributes::APPEND) {
+            return refused("it is append-only (chattr +a)");
+        }
+    }
+    if has(dir, StatxAttributes::APPEND) {
+        return refused("its directory is append-only (chattr +a): a new file made there is one");
+    }
+    Ok(())
+}
+
+/// Refuses to write in place into a regular `file` another user owns that has other names
+/// (hard links): writing it would write each of them. Where the recording cannot replace
+/// the file ([`unreplaceable`], a directory the caller may not write), that user (the owner of
+/// a file in a sticky `/tmp`) could have made it a link to a file of the caller's, which the
+/// recording, what was typed included, would empty and fill; without `fs.protected_hardlinks`
+/// a link to any file, with it one to a file the linker may read and write. The caller's own
+/// file with links is the caller's to have linked.
+fn shared_by_links(file: &std::fs::File) -> io::Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    let metadata = file.metadata()?;
+    let me = rustix::process::geteuid().as_raw();
+    if metadata.is_file() && metadata.nlink() > 1 && metadata.uid() != me {
+        let (links, owner) = (metadata.nlink(), metadata.uid());
+        return Err(io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            format!(
+                "it cannot be replaced, and written in place it would write each of its {links} names (hard links), another user's (uid {owner}): name another path"
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// Takes the lock a recording holds on its regular file while it writes it, so that another
@@ -334,47 +430,46 @@ fn beside(path: &Path) -> io::Result<(std::fs::File, Place)> {
         Err(rustix::io::Errno::NOENT) => None,
         Err(err) => return Err(err.into()),
     };
+    let here = rustix::fs::statx(&dir, "", AtFlags::EMPTY_PATH | nofollow, mask)?;
+    fixed(&here, existing.as_ref())?;
     let write_in_place = || {
         let flags = OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-        let file = rustix::fs::openat(&dir, name, flags, Mode::empty())?;
-        Ok((in_place(lock(std::fs::File::from(file))?)?, Place::Kept))
+        let file = std::fs::File::from(rustix::fs::openat(&dir, name, flags, Mode::empty())?);
+        shared_by_links(&file)?;
+        Ok((in_place(lock(file)?)?, Place::Kept))
     };
     if let Some(file) = &existing {
         if locked(&dir, name) {
             return Err(recorded_already());
         }
-        let here = rustix::fs::statx(&dir, "", AtFlags::EMPTY_PATH | nofollow, mask)?;
         if unreplaceable(&here, file) {
             return write_in_place();
         }
     }
-    let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-    let mut tries = 0;
-    loop {
-        let number = TEMP_NUMBER.fetch_add(1, Ordering::Relaxed);
-        let temp =
-            OsString::from(format!(".termloom-recording-{}-{number}.tmp", std::process::id()));
-        match rustix::fs::openat(&dir, &temp, flags, Mode::from_raw_mode(0o600)) {
-            Ok(file) => {
-                let file = lock(file.into())?;
-                let kept = dir_path.join(&temp);
-                let place = Place::Fresh { dir, temp, name: name.to_owned(), kept };
-                return Ok((file, place));
-            }
-            Err(rustix::io::Errno::EXIST) if tries < TEMP_TRIES => tries += 1,
-            // A file of a directory the caller may not write (or on a read-only mount) is
-            // written into as it is, as it was before recordings were made afresh.
-            Err(rustix::io::Errno::ACCESS | rustix::io::Errno::PERM | rustix::io::Errno::ROFS)
-                if existing.is_some() =>
-            {
-                return write_in_place();
-            }
-            Err(err) => {
-                let dir = crate::error::quoted_os(dir_path.as_os_str());
-                let err = io::Error::from(err);
-                let message = format!("cannot make a file in its directory {dir}: {err}");
-                return Err(io::Error::new(err.kind(), message));
-            }
+    match make_temp(&dir, temp_name) {
+        Ok((file, temp)) => {
+            let file = lock(file.into())?;
+            let kept = dir_path.join(&temp);
+            Ok((file, Place::Fresh { dir, temp, name: name.to_owned(), kept }))
+        }
+        // A file of a directory the caller may not write (or on a read-only mount) is
+        // written into as it is, as it was before recordings were made afresh.
+        Err(err)
+            if existing.is_some()
+                && [
+                    rustix::io::Errno::ACCESS,
+                    rustix::io::Errno::PERM,
+                    rustix::io::Errno::ROFS,
+                ]
+                .iter()
+                .any(|refusal| err.raw_os_error() == Some(refusal.raw_os_error())) =>
+        {
+            write_in_place()
+        }
+        Err(err) => {
+            let dir = crate::error::quoted_os(dir_path.as_os_str());
+            let message = format!("cannot make a file in its directory {dir}: {err}");
+            Err(io::Error::new(err.kind(), message))
         }
     }
 }
@@ -568,12 +663,13 @@ impl Recorder {
             let path = self.path.as_deref().unwrap_or(Path::new(""));
             let path = crate::error::quoted_os(path.as_os_str());
             // Whole (a path is bounded: PATH_MAX), as it is where the recording is to be found.
-            let kept = format!("{kept:?}");
-            let note =
-                format!("the recording could not replace {path} ({err}): it is recorded to {kept}");
+            let at = format!("{kept:?}");
+            let note = format!(
+                "the recording could not be put at {path} ({err}): it is whole at {at}, the temporary name it was made under"
+            );
             log::warn!("termloom: {note}");
             if let Sink::File(cast) = &self.sink {
-                cast.trouble.note(note);
+                cast.trouble.note(note, kept);
             }
         }
     }
@@ -790,22 +886,29 @@ pub(crate) struct Trouble {
     /// The error of the write that failed, once one did: nothing more is written.
     failed: OnceLock<String>,
     /// Why the recording is not at the path named (a rename that failed), and where it is.
-    misplaced: OnceLock<String>,
+    misplaced: OnceLock<(String, PathBuf)>,
 }
 
 impl Trouble {
-    /// Says why the recording is not where it was asked for, and where it is.
-    fn note(&self, misplaced: String) {
-        let _ = self.misplaced.set(misplaced);
+    /// Says why the recording is not where it was asked for, and where it is: `kept`.
+    fn note(&self, misplaced: String, kept: PathBuf) {
+        let _ = self.misplaced.set((misplaced, kept));
     }
 
     /// What went wrong, if anything: where the recording is, if not at its path, then the
     /// write that failed.
     pub(crate) fn error(&self) -> Option<String> {
         match (self.misplaced.get(), self.failed.get()) {
-            (Some(misplaced), Some(failed)) => Some(format!("{misplaced}; {failed}")),
-            (misplaced, failed) => misplaced.or(failed).cloned(),
+            (Some((misplaced, _)), Some(failed)) => Some(format!(
+                "{misplaced}; then a write to it failed, and it lacks the rest: {failed}"
+            )),
+            (misplaced, failed) => misplaced.map(|(note, _)| note).or(failed).cloned(),
         }
+    }
+
+    /// Where the recording is when it could not be put at its path (its temporary name).
+    pub(crate) fn kept_at(&self) -> Option<PathBuf> {
+        self.misplaced.get().map(|(_, kept)| kept.clone())
     }
 }
 
@@ -1168,6 +1271,78 @@ mod tests {
         });
         assert!(panicked.is_err());
         assert!(names(&dir).is_empty(), "{:?}", names(&dir));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A recording is made whatever names of the old scheme exist beside its path (a
+    /// directory's owner, or anyone in a sticky `/tmp`, could make them beforehand): its
+    /// temporary name is random. Before, `.termloom-recording-PID-N.tmp` for the next hundred
+    /// numbers N failed it ("File exists").
+    #[test]
+    fn a_recording_is_made_whatever_temporary_names_exist_beside_it() {
+        let dir = test_dir("planted");
+        for n in 0..1000 {
+            let name = format!(".termloom-recording-{}-{n}.tmp", std::process::id());
+            std::fs::write(dir.join(name), "planted").unwrap();
+        }
+        let path = dir.join("a.cast");
+        let mut recorder = Recorder::create(&path, (80, 24), false, false, None, 1 << 20)
+            .expect("the recording is made");
+        recorder.commit();
+        assert_eq!(recorder.failure().unwrap().error(), None);
+        drop(recorder);
+        assert!(std::fs::read_to_string(&path).unwrap().starts_with("{\""));
+        assert_eq!(names(&dir).len(), 1001, "no temporary file is left");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A temporary name that exists (a collision, or one planted) is tried again under
+    /// another, a bounded number of times.
+    #[test]
+    fn a_temporary_name_that_exists_is_tried_again_a_bounded_number_of_times() {
+        use rustix::fs::{Mode, OFlags};
+        let dir = test_dir("collision");
+        std::fs::write(dir.join("taken-1"), "").unwrap();
+        std::fs::write(dir.join("taken-2"), "").unwrap();
+        let handle =
+            rustix::fs::open(&dir, OFlags::PATH | OFlags::DIRECTORY, Mode::empty()).unwrap();
+        let mut offered = ["taken-1", "taken-2", "free"].into_iter();
+        let (_, made) = make_temp(&handle, || Ok(offered.next().unwrap().into())).unwrap();
+        assert_eq!(made, "free");
+        let mut tries = 0;
+        let err = make_temp(&handle, || {
+            tries += 1;
+            Ok("taken-1".into())
+        })
+        .expect_err("every name offered exists");
+        assert_eq!((err.kind(), tries), (io::ErrorKind::AlreadyExists, TEMP_TRIES));
+        let first = temp_name().unwrap();
+        assert_ne!(first, temp_name().unwrap());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A recording whose rename fails after the start (here its path was made immutable
+    /// since: `chattr +i`) says it is whole, and where, not that it lacks the rest.
+    #[test]
+    fn a_recording_that_cannot_be_put_at_its_path_says_where_it_is_whole() {
+        let dir = test_dir("unrenamed");
+        let path = dir.join("a.cast");
+        std::fs::write(&path, "old").unwrap();
+        let mut recorder = Recorder::create(&path, (80, 24), false, false, None, 1 << 20).unwrap();
+        let fixed = std::process::Command::new("chattr").arg("+i").arg(&path).status();
+        if !fixed.is_ok_and(|status| status.success()) {
+            assert!(std::env::var_os("CI").is_none(), "chattr +i failed");
+            eprintln!("skipped: chattr +i does not work here (not root, or no attributes)");
+            return;
+        }
+        recorder.commit();
+        let _ = std::process::Command::new("chattr").arg("-i").arg(&path).status();
+        let trouble = recorder.failure().unwrap();
+        let (error, kept) = (trouble.error().unwrap(), trouble.kept_at().unwrap());
+        assert!(error.contains("it is whole at") && !error.contains("lacks the rest"), "{error}");
+        assert!(error.contains(kept.file_name().unwrap().to_str().unwrap()), "{error}");
+        drop(recorder);
+        assert!(std::fs::read_to_string(&kept).unwrap().starts_with("{\""));
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -768,6 +768,7 @@ impl Slot {
             line_modes: self.line_modes(),
             recording: self.recording.clone(),
             recording_error: self.recording_failure.as_ref().and_then(|f| f.error()),
+            recording_kept_at: self.recording_failure.as_ref().and_then(|f| f.kept_at()),
         }
     }
 }
