@@ -1281,7 +1281,10 @@ fn a_start_whose_wait_is_refused_exits_1() {
     assert_eq!(result["session_id"], 2, "{result}");
     assert_eq!(result["wait_refused"], true, "{result}");
     let why = result["wait_refusal"].as_str().unwrap_or_default();
-    assert!(why.contains("prompt can never hold"), "{result}");
+    assert!(why.contains("--wait-prompt can never hold"), "{result}");
+    // In the command line's terms, as the text's note: it named the MCP tools' arguments.
+    assert!(why.contains("--wait-regex") && !why.contains("for_regex"), "{why}");
+    assert!(!why.contains("terminal_start"), "{why}");
     // A program that has exited already is not said to run.
     let output = server.cli(&["start", "--wait-prompt", "--", "sh", "-c", "true"]);
     assert_code(&output, 1);

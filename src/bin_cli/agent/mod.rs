@@ -221,17 +221,28 @@ fn server_failed(
     format!("the termloom server failed: {err}")
 }
 
+/// A message of a tool's, whole, in this command's terms and then the command line's (see
+/// [`in_command_terms`], [`in_cli_terms`]): a failure's, and a start's `wait_refusal`.
+fn in_our_terms(command: &CommandDef, text: &str, id: Option<&Value>) -> String {
+    in_cli_terms(&in_command_terms(command, text, id), given(id).as_deref())
+}
+
 /// Prints a tool's result and picks the exit code.
 fn report(command: &CommandDef, request: &Request, result: &ToolResult) -> ExitCode {
     let id = request.arguments.get("session_id");
     if result.is_error {
-        let message =
-            in_cli_terms(&in_command_terms(command, &result.text, id), given(id).as_deref());
+        let message = in_our_terms(command, &result.text, id);
         let message = with_reach(&message, &request.reach);
         let code = result.error_code.as_deref();
         return fail(request.json, FailureKind::Error, code, &message);
     }
-    let structured = result.structured.clone().unwrap_or(Value::Null);
+    let mut structured = result.structured.clone().unwrap_or(Value::Null);
+    // Why a start's wait was refused, in the flags' terms as the text's note says it (it
+    // named the tools' arguments: `for_regex`, `terminal_start without command or argv`).
+    if let Some(why) = structured["wait_refusal"].as_str() {
+        let why = in_our_terms(command, why, structured.get("session_id").or(id));
+        structured["wait_refusal"] = Value::String(why);
+    }
     let printed = if request.json {
         print_out(&format!("{structured}\n"))
     } else {
