@@ -222,6 +222,9 @@ pub enum Error {
     SecretPending {
         /// The session.
         session: SessionId,
+        /// What holds the session's secret: a secret waiting for its reader, a person being
+        /// asked, or a call queued to ask one.
+        by: PendingSecret,
     },
     /// The spawn policy (or the host's hook, or the person asked) refused a start: nothing
     /// was forked.
@@ -254,6 +257,21 @@ pub enum Error {
 
 /// Shorthand for results carrying [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// What holds a session's secret when another is refused with [`Error::SecretPending`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum PendingSecret {
+    /// Another secret waits for its program to read the terminal.
+    Reader,
+    /// MCP's `terminal_send secret=true` asks a person for one, or looks whether the program
+    /// reads the terminal before it asks.
+    Person,
+    /// MCP's `terminal_send secret=true` waits for its turn on the session (its client's
+    /// earlier call there, a long wait, has not ended) before it looks and asks: no one is
+    /// asked yet.
+    Queued,
+}
 
 /// Why termloom could not see what a relay of a session's terminal hosts
 /// ([`Error::SecretThroughMultiplexer`]): its open files were not all looked at.
@@ -588,10 +606,26 @@ impl fmt::Display for Whole<'_> {
                     "session {session}'s keys go through {relay}, whose open files termloom {why}: what it relays to cannot be seen, so which terminal would get the secret, and whether another window could show it, cannot be told, and termloom refuses it; the secret was not typed (run the program outside {relay}, or {remedy}, or have a person type the secret)"
                 )
             }
-            Error::SecretPending { session } => write!(
-                f,
-                "a secret is already being asked for session {session}: another call's secret waits for its program to read the terminal, or another call asks a person for one, and a password prompt reads one; this secret was not typed, and no one was asked for it (call again once the other call is answered, if the program still asks)"
-            ),
+            Error::SecretPending { session, by } => {
+                let (asked, whom) = match by {
+                    PendingSecret::Reader => (
+                        "being asked",
+                        "another call's secret waits for its program to read the terminal",
+                    ),
+                    PendingSecret::Person => (
+                        "being asked",
+                        "another call asks a person for one (or looks whether the program reads the terminal, to ask)",
+                    ),
+                    PendingSecret::Queued => (
+                        "claimed",
+                        "another call will ask a person for one once its client's earlier call on the session ends (no one is asked yet)",
+                    ),
+                };
+                write!(
+                    f,
+                    "a secret is already {asked} for session {session}: {whom}, and a password prompt reads one; this secret was not typed, and no one was asked for it (call again once the other call is answered, if the program still asks)"
+                )
+            }
             Error::NotAtPasswordPrompt { session, echo, canonical } => write!(
                 f,
                 "session {session} is not at a password prompt ({}): the secret was not typed; wait until the program asks for a password (its status says it waits for a password), then send it",

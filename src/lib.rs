@@ -78,7 +78,7 @@ mod wait;
 
 pub use config::Config;
 pub use engine::Engine;
-pub use error::{Error, RelayUnseen, Result};
+pub use error::{Error, PendingSecret, RelayUnseen, Result};
 pub use input::escapes::decode_escapes;
 pub use input::keypad::KeypadKey;
 pub use input::keys::{

@@ -274,7 +274,8 @@ impl Session {
     /// call's) is refused with [`Error::SecretPending`]. MCP's `terminal_send secret=true`
     /// holds one from its look whether a secret would be typed until the person's is typed or
     /// the call ends, so that no one else is asked, and nothing else typed, meanwhile. Refused
-    /// with [`Error::SecretPending`] itself while another secret is claimed or held.
+    /// with [`Error::SecretPending`] itself while another secret is claimed or held. Taken
+    /// queued, its refusals saying no one is asked yet, until [`SecretClaim::asking`].
     pub(crate) fn claim_secret(&self) -> Result<SecretClaim> {
         let id = self.id;
         let number = self.client.call_for(id, move |r| r.claim_secret(id))?;
@@ -1036,6 +1037,17 @@ pub(crate) struct SecretClaim {
 }
 
 impl SecretClaim {
+    /// The claim's call has its turn on the session: from now on the secrets it refuses are
+    /// told that a person is asked ([`PendingSecret::Person`](crate::PendingSecret::Person)),
+    /// not that a call waits to ask ([`PendingSecret::Queued`](crate::PendingSecret::Queued)).
+    pub(crate) fn asking(&self) -> Result<()> {
+        let (id, number) = (self.session.id, self.number);
+        self.session.client.call_for(id, move |r| {
+            r.ask_secret(id, number);
+            Ok(())
+        })
+    }
+
     /// Waits as [`Session::send_secret`] does for a program to read the terminal at a
     /// password prompt, on the same judgement and within the same bound, and answers as it
     /// would, typing nothing: `Ok` when a secret would be typed now. MCP's `terminal_send

@@ -5831,6 +5831,89 @@ fn a_secret_being_asked_for_is_refused_to_others_until_the_call_ends() {
     other.finish();
 }
 
+/// A secret call queued behind its client's long call on the session (a `terminal_send`
+/// waiting for a password prompt that comes only once the test opens a FIFO) holds the
+/// session's secret, but no one is asked yet, and the refusals say so: the library's, the
+/// same client's second secret call's (answered at once, not queued behind the turn) and
+/// another connection's. Once the long call ends and the queued one asks the person, they
+/// say a person is asked. They said a person was asked while the call only waited.
+#[test]
+fn a_secret_call_queued_behind_its_clients_long_call_says_no_one_is_asked_yet() {
+    if !require("python3") || !require("mkfifo") {
+        return;
+    }
+    let engine = Engine::new(Config::default()).unwrap();
+    let mut client = Client::serving(engine.clone(), ServeOptions::default());
+    client.initialize_with("2025-11-25", json!({"elicitation": {"url": {}}}));
+    let mut other = Client::serving(engine.clone(), ServeOptions::default());
+    other.initialize_with("2025-11-25", json!({"elicitation": {"url": {}}}));
+    let dir = temp_dir("secret-queued");
+    let gate = dir.join("gate");
+    assert!(std::process::Command::new("mkfifo").arg(&gate).status().unwrap().success());
+    let asks = "import getpass\nwhile True:\n    p = getpass.getpass('Password: ')\n    \
+                print('got ' + p, flush=True)\n";
+    let script =
+        format!("read -r go; read -r open < {}; exec python3 -c \"$ASKS\"", gate.display());
+    let start = json!({"argv": ["bash", "-c", script], "env": {"ASKS": asks}, "input_wait": true});
+    let id = client.tool("terminal_start", start)["session_id"].clone();
+    let session = engine.session(termloom::SessionId(id.as_u64().unwrap())).unwrap();
+    // The long call: it has the session's turn once its line is echoed, and waits on.
+    let long = client.send_request(
+        "tools/call",
+        json!({"name": "terminal_send", "arguments": {"session_id": id, "text": "go", "submit": true, "for_screen_text": "Password:", "timeout_ms": 600_000}}),
+    );
+    common::expect(&session, termloom::Until::text("go"));
+    let send = json!({"name": "terminal_send", "arguments": {"session_id": id, "secret": true}});
+    let queued = client.send_request("tools/call", send.clone());
+    // Until the queued call claims the secret, the library's is refused for the echoing
+    // terminal (`not_at_password_prompt`), typing nothing.
+    let deadline = Instant::now() + LONG;
+    let refused = loop {
+        let err = session.send_secret("lib").expect_err("no password prompt yet");
+        if err.code() == "secret_pending" {
+            break err.to_string();
+        }
+        assert_eq!(err.code(), "not_at_password_prompt", "{err}");
+        assert!(Instant::now() < deadline, "the queued call never claimed the secret");
+    };
+    let not_yet = format!("a secret is already claimed for session {id}");
+    assert!(refused.starts_with(&not_yet), "{refused}");
+    assert!(refused.contains("no one is asked yet"), "{refused}");
+    for client in [&mut client, &mut other] {
+        let began = Instant::now();
+        let result = client.call("terminal_send", send["arguments"].clone());
+        assert_eq!(result["_meta"]["termloom/error_code"], "secret_pending", "{result}");
+        assert!(text(&result).starts_with(&not_yet), "{result}");
+        assert!(began.elapsed() < Duration::from_secs(5), "{:?}", began.elapsed());
+    }
+    let asked = client.stash.values().chain(&client.other).find(|m| m.get("method").is_some());
+    assert!(asked.is_none(), "the person was asked while the call waited: {asked:?}");
+    // The long call ends on the password prompt; the queued call asks the person.
+    std::fs::write(&gate, "open\n").unwrap();
+    let result = client.response(&long)["result"].clone();
+    assert_eq!(result["isError"], false, "{}", text(&result));
+    let question = client.response(&json!("termloom-elicit-1"));
+    assert_eq!(question["method"], "elicitation/create", "{question}");
+    let refused = session.send_secret("lib").expect_err("a person is asked");
+    let asking =
+        format!("a secret is already being asked for session {id}: another call asks a person");
+    assert!(refused.to_string().starts_with(&asking), "{refused}");
+    let result = other.call("terminal_send", send["arguments"].clone());
+    assert!(text(&result).starts_with(&asking), "{result}");
+    client.send(
+        &json!({"jsonrpc": "2.0", "id": "termloom-elicit-1", "result": {"action": "decline"}}),
+    );
+    let result = client.response(&queued)["result"].clone();
+    assert_eq!(result["_meta"]["termloom/error_code"], "declined", "{result}");
+    // Let go: the library's secret is typed.
+    session.send_secret("after").expect("typed once the call ended");
+    common::expect(&session, termloom::Until::text("got after"));
+    let _ = std::fs::remove_dir_all(&dir);
+    client.tool("terminal_close", json!({"session_id": id}));
+    client.finish();
+    other.finish();
+}
+
 /// Starts `argv`, which asks for `secret` and then for a line, and types the secret the
 /// person posts through the page whose address the URL-mode question gives.
 fn a_secret_is_typed_and_never_shown(argv: &serde_json::Value, secret: &str) {

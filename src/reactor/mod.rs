@@ -806,8 +806,9 @@ pub(crate) struct Reactor {
     /// `secret`).
     held_secrets: HashMap<u64, secret::HeldSecret>,
     /// The secrets being asked for (MCP's, while a person is asked), one at most a session,
-    /// by session: the number of the claim (see `secret`).
-    secret_claims: HashMap<u64, u64>,
+    /// by session: the number of the claim, and whether its call has its turn (it asks, or
+    /// looks to ask) or waits for it (see `secret`).
+    secret_claims: HashMap<u64, (u64, bool)>,
     /// The number of the last claim of `secret_claims`.
     last_secret_claim: u64,
     /// Ids for `run_command` callers (waits bring their own).

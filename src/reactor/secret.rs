@@ -22,9 +22,13 @@
 //! asked for at a time: held for its reader, or claimed (`Reactor::claim_secret`) by MCP's
 //! `terminal_send secret=true` from its look whether one would be typed until the person's
 //! secret is typed or the call ends. Another meanwhile, other than the claim's own, is
-//! refused at once with [`Error::SecretPending`].
+//! refused at once with [`Error::SecretPending`], which says what holds it
+//! ([`PendingSecret`]): a secret held for its reader, a claim whose call asks (or looks to
+//! ask, `Reactor::ask_secret`), or one whose call still waits for its turn on the session
+//! behind its client's earlier call there, when no one is asked yet.
 
 use super::*;
+use crate::PendingSecret;
 use crate::term::transcript::TypedLine;
 use requests::typed_line_of;
 
@@ -81,9 +85,14 @@ impl Reactor {
             held.reply.take().send(Err(err));
             return;
         }
-        let claimed = self.secret_claims.get(&id.0).is_some_and(|&taken| Some(taken) != claim);
-        if claimed || self.held_secrets.contains_key(&id.0) {
-            held.reply.take().send(Err(Error::SecretPending { session: id }));
+        let by = match self.secret_claims.get(&id.0) {
+            Some(&(taken, _)) if Some(taken) == claim => {
+                self.held_secrets.contains_key(&id.0).then_some(PendingSecret::Reader)
+            }
+            _ => self.pending_secret(id),
+        };
+        if let Some(by) = by {
+            held.reply.take().send(Err(Error::SecretPending { session: id, by }));
             return;
         }
         self.look_for_secret_reader(id, held);
@@ -93,20 +102,42 @@ impl Reactor {
     /// asks a person): the claim's number, which lets that caller's secrets through
     /// ([`Reactor::send_secret`]); any other is refused with [`Error::SecretPending`] until
     /// [`Reactor::release_secret`]. Refused so itself while a secret is claimed or held.
+    /// The claim is taken queued: its call has not had its turn yet ([`PendingSecret::Queued`]
+    /// until [`Reactor::ask_secret`]).
     pub(crate) fn claim_secret(&mut self, id: SessionId) -> Result<u64> {
         self.accepting(id)?;
-        if self.secret_claims.contains_key(&id.0) || self.held_secrets.contains_key(&id.0) {
-            return Err(Error::SecretPending { session: id });
+        if let Some(by) = self.pending_secret(id) {
+            return Err(Error::SecretPending { session: id, by });
         }
         self.last_secret_claim += 1;
-        self.secret_claims.insert(id.0, self.last_secret_claim);
+        self.secret_claims.insert(id.0, (self.last_secret_claim, false));
         Ok(self.last_secret_claim)
+    }
+
+    /// Session `id`'s claim numbered `claim` has its call's turn: from now on it looks whether
+    /// the program reads and asks a person ([`PendingSecret::Person`]).
+    pub(crate) fn ask_secret(&mut self, id: SessionId, claim: u64) {
+        if let Some((number, asking)) = self.secret_claims.get_mut(&id.0)
+            && *number == claim
+        {
+            *asking = true;
+        }
     }
 
     /// Lets go of session `id`'s claim numbered `claim` (another claim, or none, is left).
     pub(crate) fn release_secret(&mut self, id: SessionId, claim: u64) {
-        if self.secret_claims.get(&id.0) == Some(&claim) {
+        if self.secret_claims.get(&id.0).is_some_and(|&(number, _)| number == claim) {
             self.secret_claims.remove(&id.0);
+        }
+    }
+
+    /// What holds session `id`'s secret, if anything: a claim (its call asking, or queued),
+    /// else a secret held for its reader.
+    fn pending_secret(&self, id: SessionId) -> Option<PendingSecret> {
+        match self.secret_claims.get(&id.0) {
+            Some((_, true)) => Some(PendingSecret::Person),
+            Some((_, false)) => Some(PendingSecret::Queued),
+            None => self.held_secrets.contains_key(&id.0).then_some(PendingSecret::Reader),
         }
     }
 

@@ -172,9 +172,12 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         // Claimed before the session's turn, held until the secret is typed or the call ends:
         // a second secret call (this caller's, behind this one's question, or another's) is
         // refused at once, and nothing else is typed as a secret, while a person is asked.
+        // Refused so as queued while this call waits for its turn behind the caller's earlier
+        // call on the session (a long wait): no one is asked then, and none is said to be.
         let claim = call.session(id)?.claim_secret()?;
         let turn = call.caller.turns.of(id);
         let _turn = turn.lock.lock().unwrap_or_else(|e| e.into_inner());
+        claim.asking()?;
         return send_secret(call, args, id, claim);
     }
     if text.is_none() && paste.is_none() && keys.is_none() && !submit {
