@@ -3576,6 +3576,30 @@ fn a_start_whose_wait_is_refused_returns_the_running_session() {
     client.finish();
 }
 
+/// terminal_start prompt=true on a shell started without termloom's integration that marks
+/// its prompts itself (OSC 133 in bash's PS1) is judged once the shell is ready, after the
+/// start's own readiness wait: its prompt wait holds. It was judged right after the spawn, and
+/// refused ("marks no prompts") whenever the shell had not drawn its first prompt yet (here
+/// always: it starts half a second late).
+#[test]
+fn a_prompt_wait_on_a_start_whose_shell_marks_its_own_prompts_holds() {
+    let mut client = Client::initialized("2025-11-25");
+    let ps1 = r"\[\e]133;A\a\]mine$ \[\e]133;B\a\]";
+    // (A shell that is not interactive drops PS1 from its environment.)
+    let late = "sleep 0.5; PS1=\"$MINE\" exec bash --norc --noprofile -i";
+    let argv = json!(["bash", "-c", late]);
+    let start = json!({"argv": argv, "env": {"MINE": ps1}, "prompt": true, "timeout_ms": 30_000});
+    let started = client.call("terminal_start", start);
+    let result = &started["structuredContent"];
+    assert_eq!(started["isError"], false, "{}", text(&started));
+    assert_eq!(result.get("wait_refused"), None, "{result}");
+    assert_eq!(result["wait"]["outcome"], "matched", "{result}");
+    assert_eq!(result["wait"]["default"], false, "the prompt was waited for: {result}");
+    assert_eq!(result["status"]["shell_integration"], true, "{result}");
+    client.tool("terminal_close", json!({"session_id": result["session_id"]}));
+    client.finish();
+}
+
 /// A session whose recording could not be written to its end (a FIFO whose reader went away
 /// after the header; a full disk is the same) says so in few bytes where a model reads a
 /// session's end and its status: terminal_close's result and terminal_list with the error

@@ -385,12 +385,27 @@ pub(crate) fn run_after(
 /// why the asked-for one was refused comes back in its report ([`Report::refused`]), for the
 /// result to say beside the session it started. (Refused as an error, "nothing was sent", it
 /// read as if nothing had happened, though the program ran: a model would start it again.)
+/// Whether a program started without integration marks its prompts (OSC 133) is judged once
+/// it is ready, after that default wait: looked at right after the start, the answer
+/// depended on whether the program had drawn its first prompt yet.
 pub(crate) fn run_started(call: &Call, session: &Session, plan: &Plan) -> crate::Result<Report> {
+    let settle = Plan::settle(call.engine.config(), plan.timeout);
+    let ready = match plan.until.is_prompt_only() && !session.info()?.shell_integration {
+        true => Some(wait(call, session, &settle)?),
+        false => None,
+    };
     match refusal(plan, session)? {
-        None => wait(call, session, plan),
+        None => {
+            let mut plan = Plan { until: plan.until.clone(), typed_line: None, ..*plan };
+            plan.spend(ready.as_ref().map_or(Duration::ZERO, |ready| ready.elapsed));
+            wait(call, session, &plan)
+        }
         Some(why) => {
-            let settle = Plan::settle(call.engine.config(), plan.timeout);
-            Ok(Report { refused: Some(why), ..wait(call, session, &settle)? })
+            let ready = match ready {
+                Some(ready) => ready,
+                None => wait(call, session, &settle)?,
+            };
+            Ok(Report { refused: Some(why), ..ready })
         }
     }
 }
