@@ -54,6 +54,32 @@ impl Client {
         std::thread::spawn(move || {
             let _ = done.send(serve_with(engine, BufReader::new(server_in), server_out, &options));
         });
+        Client::reading(input, output, server)
+    }
+
+    /// A server in `child` (`termloom mcp --server`, say), its stdin and stdout piped, before
+    /// any handshake; [`Client::finish`] waits for it to exit.
+    fn of_process(mut child: std::process::Child) -> Client {
+        use std::os::fd::OwnedFd;
+        let input = std::io::PipeWriter::from(OwnedFd::from(child.stdin.take().unwrap()));
+        let output = std::io::PipeReader::from(OwnedFd::from(child.stdout.take().unwrap()));
+        let (done, server) = crossbeam_channel::bounded(1);
+        std::thread::spawn(move || {
+            let exited = child.wait().and_then(|status| match status.success() {
+                true => Ok(()),
+                false => Err(std::io::Error::other(format!("the server exited: {status}"))),
+            });
+            let _ = done.send(exited);
+        });
+        Client::reading(input, output, server)
+    }
+
+    /// A client writing to `input` and reading `output`, `server` answered when it stops.
+    fn reading(
+        input: std::io::PipeWriter,
+        output: std::io::PipeReader,
+        server: crossbeam_channel::Receiver<std::io::Result<()>>,
+    ) -> Client {
         let (tx, lines) = crossbeam_channel::unbounded();
         std::thread::spawn(move || {
             for line in BufReader::new(output).lines() {
@@ -6440,6 +6466,81 @@ fn a_secret_page_closes_when_its_call_is_cancelled_or_its_session_ends() {
     assert!(text(&result).contains("session ended"), "{}", text(&result));
     assert!(page.refused(), "the page outlived the session");
     client.finish();
+}
+
+/// A `termloom server` connection (here `termloom mcp --server`'s) whose client goes away
+/// while its person is asked for a secret lets go of the session's secret: the session
+/// outlives the connection, and another connection's secret call asks its person at once
+/// (no `secret_pending`), whose secret is typed; the first question's page is closed. (The
+/// claim is let go when the call ends, which the end of the connection brings; a plain
+/// `termloom mcp`'s end stops its engine and every session with it.)
+#[test]
+fn a_secret_claim_is_let_go_when_its_servers_client_goes_away() {
+    if !require("python3") {
+        return;
+    }
+    let dir = common::TestDir::new("secret-gone");
+    let socket = dir.join("s");
+    let mut server = common::start_server(&socket, &[]);
+    let connect = || {
+        let child = std::process::Command::new(env!("CARGO_BIN_EXE_termloom"))
+            .args(["mcp", "--server", "--socket"])
+            .arg(&socket)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut client = Client::of_process(child);
+        client.initialize_with("2025-11-25", json!({"elicitation": {"url": {}}}));
+        client.notify("notifications/initialized", json!({}));
+        client
+    };
+    let mut first = connect();
+    let asks = "import getpass\nwhile True:\n    p = getpass.getpass('Password: ')\n    \
+                print('got ' + p, flush=True)\n";
+    let start = json!({"argv": ["python3", "-c", asks], "input_wait": true});
+    let id = first.tool("terminal_start", start)["session_id"].clone();
+    let send = json!({"name": "terminal_send", "arguments": {"session_id": id, "secret": true}});
+    first.send_request("tools/call", send.clone());
+    let question = first.response(&json!("termloom-elicit-1"));
+    let abandoned = SecretPage::of(question["params"]["url"].as_str().unwrap());
+    // The client goes away mid-question: its input ends, and its proxy exits.
+    first.finish();
+    let mut second = connect();
+    // (The server may not have seen the first connection end yet: its claim, still held,
+    // is refused at once, until its call ends.)
+    let deadline = Instant::now() + LONG;
+    let call = loop {
+        let call = second.send_request("tools/call", send.clone());
+        let key = call.to_string();
+        let message = loop {
+            let message = second.next(LONG).expect("an answer or a question");
+            match message.get("id") {
+                Some(found) if found.to_string() == key => break message,
+                Some(found) if found == "termloom-elicit-1" => break message,
+                _ => second.other.push(message),
+            }
+        };
+        if message["method"] == "elicitation/create" {
+            second.stash.insert(message["id"].to_string(), message);
+            break call;
+        }
+        let result = &message["result"];
+        assert_eq!(result["_meta"]["termloom/error_code"], "secret_pending", "{result}");
+        assert!(Instant::now() < deadline, "the gone client's claim was never let go");
+    };
+    let question = second.answer(1, json!({"action": "accept"}));
+    assert!(abandoned.refused(), "the gone client's page is still open");
+    let page = SecretPage::of(question["params"]["url"].as_str().unwrap());
+    assert!(page.post("second").contains("Typed."));
+    let result = second.response(&call)["result"].clone();
+    assert_eq!(result["isError"], false, "{}", text(&result));
+    let read = second.call("terminal_read", json!({"session_id": id, "view": "scrollback"}));
+    assert!(text(&read).contains("got second"), "{}", text(&read));
+    second.tool("terminal_close", json!({"session_id": id}));
+    second.finish();
+    let _ = server.kill();
+    let _ = server.wait();
 }
 
 /// A secret's look at who asks waits (up to 2 s) for the session to settle; a program that
