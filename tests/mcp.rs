@@ -6512,11 +6512,10 @@ fn a_secret_claim_is_let_go_when_its_servers_client_goes_away() {
     let deadline = Instant::now() + LONG;
     let call = loop {
         let call = second.send_request("tools/call", send.clone());
-        let key = call.to_string();
         let message = loop {
             let message = second.next(LONG).expect("an answer or a question");
             match message.get("id") {
-                Some(found) if found.to_string() == key => break message,
+                Some(found) if *found == call => break message,
                 Some(found) if found == "termloom-elicit-1" => break message,
                 _ => second.other.push(message),
             }

@@ -16,7 +16,10 @@
 //!   the retry (a client that retries once the person is done) is held for it: the retry
 //!   types it at once, when it comes within [`HOLD`] and the same process shows the same
 //!   prompt as when the page was opened ([`PromptOwner`]); otherwise the page and the
-//!   secret are dropped, nothing is typed, and the model is told to call again.
+//!   secret are dropped, nothing is typed, and the model is told to call again. The
+//!   session's secret claim is each call's own: none spans a round and its retry, between
+//!   which no call runs (a lease could outlive an abandoned call for the question's whole
+//!   time); the retry claims it again (see SECURITY.md).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
