@@ -459,6 +459,24 @@ fn a_server_whose_socket_is_removed_closes_its_sessions_and_exits() {
     assert!(ends_within(pid, Duration::ZERO), "the session's program is gone when the server is");
 }
 
+/// A `start` while the server whose socket was removed (its lock file left) closes its
+/// sessions waits for it to be gone and starts a new server: it failed at once, advising
+/// `termloom kill-server`, which could not reach that server (its socket gone) and said no
+/// server runs.
+#[test]
+fn a_start_while_an_unreachable_server_closes_waits_for_it() {
+    let mut server = TestServer::start(&[]);
+    server.ok(&["start", "--", "sleep", "1000"]);
+    let pid = session_pid(&server, 1);
+    std::fs::remove_file(&server.socket).unwrap();
+    let started = server.cli(&["start", "--name", "next", "--", "cat"]);
+    assert!(started.status.success(), "{}", describe(&started));
+    assert!(exits(&mut server.child).success());
+    assert!(ends_within(pid, Duration::ZERO), "the first server's session is closed");
+    assert!(server.ok(&["list"]).contains("next"), "a new server runs there");
+    server.ok(&["kill-server"]);
+}
+
 #[test]
 fn sigkill_leaves_no_session_behind_and_the_stale_socket_is_replaced() {
     let mut server = TestServer::start(&[]);
@@ -598,6 +616,49 @@ fn a_file_in_the_sockets_place_is_not_removed() {
     assert_eq!(std::fs::read_to_string(&notes).unwrap(), "precious\n");
 }
 
+/// A client given a path where something other than a socket is (a directory, a file named
+/// with `--socket` by mistake) says that it is no server's socket and fails: connecting to
+/// either is refused as to a stopped server's socket, so `list` said "no sessions" and
+/// succeeded, `send` and `read` that no server runs, and `kill-server` that there was
+/// nothing to stop. (`attach`, which needs a terminal, is checked in `attach` below.)
+#[test]
+fn a_client_says_a_path_that_is_no_socket_is_no_servers() {
+    let dir = private_dir();
+    let file = dir.join("notes.txt");
+    std::fs::write(&file, "precious\n").unwrap();
+    for path in [&*dir, &file] {
+        for args in [
+            &["list"][..],
+            &["list", "--json"],
+            &["send", "1", "--text", "x"],
+            &["read", "1"],
+            &["close", "1"],
+            &["kill-server"],
+            &["start", "--", "true"],
+        ] {
+            let output = cli(path, args);
+            assert_eq!(
+                output.status.code(),
+                Some(1),
+                "{args:?} on {path:?}: {}",
+                describe(&output)
+            );
+            let said = format!(
+                "{}{}",
+                String::from_utf8_lossy(&output.stdout),
+                String::from_utf8_lossy(&output.stderr)
+            );
+            assert!(
+                said.contains("is not a socket, so not a termloom server's"),
+                "{args:?}: {said}"
+            );
+        }
+    }
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "precious\n");
+    let left: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(left, ["notes.txt"], "nothing is made beside them");
+}
+
 /// Only a socket that refuses connections is a stopped server's: a live socket of another
 /// program's, of another kind (a datagram socket), was taken for a stale one and removed,
 /// since a stream connection to it fails too. It is left alone now, nothing is made beside
@@ -638,6 +699,48 @@ fn another_user_is_refused() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("ermission denied"), "{stderr}");
     assert!(server.ok(&["list"]).contains("sleep"), "the session is intact");
+}
+
+/// A socket in a directory the caller may not search (its own, mode 0600) cannot be looked
+/// at (`EACCES`): neither taken for a stale socket and replaced, nor for nothing there and
+/// listened on; the server says why it cannot, leaving what is there, and a client fails
+/// saying so rather than finding no sessions. Run as `nobody`: root may search anything.
+#[test]
+fn a_socket_the_caller_may_not_look_at_is_left_and_said() {
+    if !common::require_root("acting as nobody needs it") || !common::require("setpriv") {
+        return;
+    }
+    use std::os::unix::fs::PermissionsExt;
+    let dir = common::TestDir::new("server-test");
+    let socket = dir.join("s");
+    // A stale socket: its listener gone.
+    drop(std::os::unix::net::UnixListener::bind(&socket).unwrap());
+    let nobody = rustix::process::Uid::from_raw(65534);
+    rustix::fs::chown(&*dir, Some(nobody), Some(rustix::process::Gid::from_raw(65534))).unwrap();
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let as_nobody = |args: &[&str]| {
+        let mut command = Command::new(AS_NOBODY[0]);
+        // `--socket` before a program's `--`.
+        command.args(&AS_NOBODY[1..]).arg(TERMLOOM).arg(args[0]).arg("--socket").arg(&socket);
+        command.args(&args[1..]);
+        command.output().unwrap()
+    };
+    let served = as_nobody(&["server", "--idle-exit", "0"]);
+    assert_eq!(served.status.code(), Some(1), "{}", describe(&served));
+    let stderr = String::from_utf8_lossy(&served.stderr);
+    assert!(
+        stderr.contains("ermission denied") && stderr.contains(&*dir.to_string_lossy()),
+        "{stderr}"
+    );
+    for args in [&["list"][..], &["start", "--", "true"], &["kill-server"]] {
+        let output = as_nobody(args);
+        assert_eq!(output.status.code(), Some(1), "{args:?}: {}", describe(&output));
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains("ermission denied"), "{args:?}: {stderr}");
+    }
+    let left: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(left, ["s"], "the stale socket is left, and nothing made beside it");
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).unwrap();
 }
 
 /// A client talks only to a server of its own user (or root's): another user who made the
@@ -806,7 +909,12 @@ fn bad_requests_close_their_connection_only() {
     // A newer protocol is refused by name.
     let mut client = termloom::server::Client::connect(&server.socket).unwrap();
     let err = client.request("termloom/hello", json!({"protocol": 99})).unwrap_err();
-    assert!(err.to_string().contains("protocol 1"), "{err}");
+    assert!(err.to_string().contains("protocol 1 to 2, not 99"), "{err}");
+    // Both versions it speaks are served: 1 (a tool call's, an older client's) and 2.
+    for version in [1, 2] {
+        let answer = client.request("termloom/hello", json!({"protocol": version})).unwrap();
+        assert_eq!(answer["protocol"], 2, "{answer}");
+    }
 
     // A message over the bound, sent by the library's client: the error names the bound.
     let mut client = termloom::server::Client::connect(&server.socket).unwrap();
@@ -896,6 +1004,65 @@ fn starts_at_once_are_held_to_the_clients_limit() {
     assert!(String::from_utf8_lossy(&refused.stderr).contains("2 open sessions, its limit"));
     server.ok(&["close", "1"]);
     server.ok(&["start", "--client", "eager", "--", "cat"]);
+}
+
+/// A client that connects as an idle server decides to exit is answered, not dropped: the
+/// connection waited in the listening socket's queue, which the exit closed unread, and the
+/// client found it closed with no answer ("closed the connection without answering": was
+/// its command done?). Now the server serves a connection queued at its idle deadline, and
+/// turns away one that comes after it decided, saying so, which a command takes as a cue to
+/// connect again. Servers that exit the moment they are idle (`--idle-exit 0`), clients
+/// connecting to each in a loop from four threads until it is gone: before, some 3 servers
+/// in 10 dropped a client.
+#[test]
+fn a_client_connecting_as_an_idle_server_exits_is_answered() {
+    let dir = private_dir();
+    let socket = dir.join("s");
+    let mut dropped = Vec::new();
+    let (mut served, mut turned_away) = (0, 0);
+    for _ in 0..5 {
+        let mut server = TestServer::start_at(socket.clone(), &["--idle-exit", "0"]);
+        let clients: Vec<_> = (0..4)
+            .map(|_| {
+                let socket = socket.clone();
+                std::thread::spawn(move || {
+                    let mut outcomes = Vec::new();
+                    // Until the server is gone (its socket refuses, or is removed), or 50
+                    // times: clients that come on and on keep it busy.
+                    for _ in 0..50 {
+                        let Ok(stream) = UnixStream::connect(&socket) else { break };
+                        stream.set_read_timeout(Some(LONG)).unwrap();
+                        let hello = json!({"jsonrpc": "2.0", "id": 1, "method": "termloom/hello",
+                            "params": {"protocol": 1}});
+                        let _ = (&stream).write_all(format!("{hello}\n").as_bytes());
+                        let mut answer = String::new();
+                        let _ = BufReader::new(&stream).read_line(&mut answer);
+                        outcomes.push(answer);
+                    }
+                    outcomes
+                })
+            })
+            .collect();
+        for client in clients {
+            for answer in client.join().unwrap() {
+                match serde_json::from_str::<Value>(&answer) {
+                    Ok(answer) if answer["result"]["protocol"] == 2 => served += 1,
+                    Ok(answer) if answer["error"]["data"]["code"] == "server_stopping" => {
+                        turned_away += 1
+                    }
+                    _ => dropped.push(answer),
+                }
+            }
+        }
+        assert!(exits(&mut server.child).success());
+    }
+    assert!(
+        dropped.is_empty(),
+        "dropped: {dropped:?} (served {served}, turned away {turned_away})"
+    );
+    // A command turned away connects again, and finds no server (or starts one).
+    let listed = cli(&socket, &["list"]);
+    assert!(listed.status.success(), "{}", describe(&listed));
 }
 
 #[test]
@@ -1700,6 +1867,64 @@ mod attach {
         assert!(person.wait_for_exit().success());
     }
 
+    /// `attach` given a path where something other than a socket is says it is no server's
+    /// socket (see `a_client_says_a_path_that_is_no_socket_is_no_servers`), where it said
+    /// that no server runs.
+    #[test]
+    fn attach_says_a_path_that_is_no_socket_is_no_servers() {
+        let dir = private_dir();
+        let person = TestSession::builder(TERMLOOM)
+            .args(["attach", "1", "--socket"])
+            .arg(&*dir)
+            .size(200, 24)
+            .start();
+        person.wait_for_output("is not a socket, so not a termloom server's");
+        assert_eq!(person.wait_for_exit().code(), Some(1));
+    }
+
+    /// A server of protocol 1, which lacks `termloom/input`'s `bytes` (and typed nothing for
+    /// them), is told by `attach`, which types them: it says the version it needs, 2, which
+    /// such a server refuses, saying which it speaks, and `attach` fails with that, before
+    /// anything is typed. Both said 1 before, and a person's 8-bit keys were lost. The
+    /// server here is a scripted peer answering as a server of version 1 did.
+    #[test]
+    fn attach_to_a_server_without_bytes_says_the_versions() {
+        let dir = private_dir();
+        let socket = dir.join("s");
+        let listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+        let old_server = std::thread::spawn(move || {
+            let (stream, _) = listener.accept().unwrap();
+            let mut methods = Vec::new();
+            let mut lines = BufReader::new(stream.try_clone().unwrap()).lines();
+            while let Some(Ok(line)) = lines.next() {
+                let request: Value = serde_json::from_str(&line).unwrap();
+                let method = request["method"].as_str().unwrap_or_default().to_owned();
+                methods.push(method.clone());
+                let answer = match (method.as_str(), request["params"]["protocol"].as_u64()) {
+                    ("termloom/hello", Some(1)) => json!({"jsonrpc": "2.0", "id": request["id"],
+                        "result": {"protocol": 1, "server": "termloom 0.1", "pid": 1,
+                            "client": "connection-1"}}),
+                    ("termloom/hello", other) => json!({"jsonrpc": "2.0", "id": request["id"],
+                        "error": {"code": -32602, "message": format!(
+                            "this server speaks termloom protocol 1, not {}; use a termloom of the same version as the server (termloom kill-server, then retry, starts a new one)",
+                            other.map_or("none".to_owned(), |v| v.to_string()))}}),
+                    // Anything else ends the script.
+                    _ => break,
+                };
+                (&stream).write_all(format!("{answer}\n").as_bytes()).unwrap();
+            }
+            methods
+        });
+        let person = TestSession::builder(TERMLOOM)
+            .args(["attach", "1", "--socket"])
+            .arg(&socket)
+            .size(200, 24)
+            .start();
+        person.wait_for_output("speaks termloom protocol 1, not 2");
+        assert_eq!(person.wait_for_exit().code(), Some(1));
+        assert_eq!(old_server.join().unwrap(), ["termloom/hello"], "nothing past the hello");
+    }
+
     /// A session taller than the person's terminal is shown where its cursor is: a shell's
     /// prompt at the bottom of the session is seen, not its top rows only.
     #[test]
@@ -1866,15 +2091,21 @@ mod attach {
         assert!(person.wait_for_exit().success());
     }
 
+    /// A server with a small input queue and session `deaf`, whose program reads nothing.
+    fn deaf_session() -> TestServer {
+        let server = TestServer::with_config("write_queue_bytes = 1024\n");
+        let deaf = "stty raw -echo; echo ready; exec sleep 1000";
+        server.ok(&["start", "--name", "deaf", "--", "sh", "-c", deaf]);
+        server.ok(&["wait", "deaf", "--wait-screen", "ready"]);
+        server
+    }
+
     /// What a person types that the session cannot take (its input queue full, its program
     /// reading nothing) is refused, and the person is told, on the status line and on
     /// leaving: it was lost without a word.
     #[test]
     fn input_the_session_refuses_is_shown_to_the_person() {
-        let server = TestServer::with_config("write_queue_bytes = 1024\n");
-        let deaf = "stty raw -echo; echo ready; exec sleep 1000";
-        server.ok(&["start", "--name", "deaf", "--", "sh", "-c", deaf]);
-        server.ok(&["wait", "deaf", "--wait-screen", "ready"]);
+        let server = deaf_session();
         let person = attach(&server, &["deaf", "--takeover"]);
         person.wait_for_row(23, "you hold it");
         // More than the terminal's buffers and the queue hold together.
@@ -1885,6 +2116,39 @@ mod attach {
         assert!(person.wait_for_exit().success());
         let said = person.screen().text().replace('\n', "");
         assert!(said.contains("write queue of session 1 is full"), "the reason is given: {said}");
+    }
+
+    /// With `--no-status` and stderr elsewhere than the terminal (a file here), refused input
+    /// is said there as it happens, once for a run of refusals: it was only a bell, and a
+    /// message on leaving.
+    #[test]
+    fn refused_input_without_a_status_line_is_said_on_stderr_at_once() {
+        let server = deaf_session();
+        let log = server.socket.parent().unwrap().join("attach.err");
+        let person = TestSession::builder("sh")
+            .args(["-c", r#""$0" attach deaf --takeover --no-status --socket "$1" 2>"$2""#])
+            .arg(TERMLOOM)
+            .arg(&server.socket)
+            .arg(&log)
+            .size(80, 24)
+            .start();
+        person.wait_for_screen_text("ready");
+        person.session().send_bytes(&vec![b'x'; 400_000]).unwrap();
+        let deadline = std::time::Instant::now() + LONG;
+        let said = loop {
+            let said = std::fs::read_to_string(&log).unwrap_or_default();
+            if said.contains("refused") {
+                break said;
+            }
+            assert!(std::time::Instant::now() < deadline, "nothing said on stderr");
+            // Synchronised on what the server knows: the session's queue refused input.
+            person.wait_stable();
+        };
+        assert!(said.contains("what you typed was refused, and not typed"), "{said}");
+        assert!(said.contains("write queue of session 1 is full"), "{said}");
+        assert_eq!(said.lines().count(), 1, "once for the run: {said}");
+        person.session().send_bytes(DETACH).unwrap();
+        assert!(person.wait_for_exit().success());
     }
 
     /// What a person types is sent whole: a long paste, read in pieces, has no character

@@ -9,8 +9,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use termloom::server::{
-    Client, check_socket_dir, check_socket_path, check_socket_place, prepare_socket_dir,
-    socket_path,
+    Client, check_socket_dir, check_socket_path, prepare_socket_dir, socket_path,
 };
 
 /// How long a client waits for a server it started to listen.
@@ -89,7 +88,9 @@ impl Target {
     }
 
     /// Connects to the server there, if one listens: `None` when its socket is missing or
-    /// refuses connections (none runs); an error for any other failure to connect.
+    /// refuses connections (none runs); an error for any other failure to connect, such as
+    /// something other than a socket at the path (a directory, a file), which is no server's
+    /// socket, for every command alike.
     pub(super) fn try_connect(&self) -> Result<Option<Client>, String> {
         match Client::connect(&self.socket) {
             Ok(client) => Ok(Some(client)),
@@ -256,9 +257,8 @@ fn start_server(socket: &Path, log: &Path) -> Result<(Child, Vec<String>), Strin
     let exe = std::env::current_exe().map_err(|e| format!("cannot find termloom itself: {e}"))?;
     let cannot =
         |e: io::Error| format!("cannot start a termloom server on {}: {e}", socket.display());
-    // Refused before the log is made beside it, as the server refuses it before its lock: a
-    // refusal leaves nothing behind.
-    check_socket_place(socket).map_err(cannot)?;
+    // Something other than a socket in its place was refused before, by the connection
+    // tried first (`termloom::server::connect`): the log is not made beside it.
     // The directory must exist, and be safe, for the log first.
     prepare_socket_dir(socket).map_err(cannot)?;
     let remembered = remembered_options(socket)?;

@@ -283,7 +283,7 @@ fn say_mcp_hello(
     from: &mut std::io::BufReader<UnixStream>,
 ) -> Result<(), String> {
     let hello = serde_json::json!({"jsonrpc": "2.0", "id": HELLO_ID, "method": "termloom/hello",
-        "params": {"protocol": termloom::server::PROTOCOL, "mcp": true}});
+        "params": {"protocol": termloom::server::OLDEST_PROTOCOL, "mcp": true}});
     let failed = |err: std::io::Error| format!("the connection to the server failed: {err}");
     to.write_all(format!("{hello}\n").as_bytes()).map_err(failed)?;
     let mut line = String::new();

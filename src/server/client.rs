@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde_json::{Value, json};
 
-use super::PROTOCOL;
+use super::{OLDEST_PROTOCOL, PROTOCOL};
 use crate::tools::ToolResult;
 
 /// Longest message a client reads: the server bounds what it sends by the calls' `max_bytes`.
@@ -100,8 +100,10 @@ impl Client {
         self.sender.clone()
     }
 
-    /// Checks the protocol version and names the client (clients of one name share read
-    /// positions); returns the server's answer.
+    /// Checks that the server speaks this termloom's protocol version ([`PROTOCOL`], which
+    /// `termloom/input`'s `bytes` need: a server of an older version refuses it, saying which
+    /// it speaks) and names the client (clients of one name share read positions); returns
+    /// the server's answer.
     pub fn hello(&mut self, client: Option<&str>) -> io::Result<Value> {
         let mut params = json!({ "protocol": PROTOCOL });
         if let Some(client) = client {
@@ -128,7 +130,9 @@ impl Client {
     ) -> io::Result<ToolResult> {
         let mut requests = Vec::new();
         if let Some(client) = client {
-            requests.push(("termloom/hello", json!({ "protocol": PROTOCOL, "client": client })));
+            // A tool call needs nothing of a later version: servers of every version serve it.
+            let hello = json!({ "protocol": OLDEST_PROTOCOL, "client": client });
+            requests.push(("termloom/hello", hello));
         }
         if !self.initialized {
             let params = json!({
@@ -183,7 +187,10 @@ impl Client {
         }
     }
 
-    /// The next message from the server; `None` once it closed the connection.
+    /// The next message from the server; `None` once it closed the connection. A server that
+    /// refused the connection makes it an error that says why: an
+    /// [`io::ErrorKind::ConnectionAborted`] one when it was stopping as the connection came
+    /// and did nothing with it ([`super::SERVER_STOPPING`]), to connect again.
     pub fn next_reply(&mut self) -> io::Result<Option<Reply>> {
         let mut line = Vec::new();
         let read = (&mut self.reader).take(MAX_REPLY_BYTES).read_until(b'\n', &mut line);
@@ -220,8 +227,14 @@ impl Client {
         };
         match message.get("id").and_then(Value::as_u64) {
             Some(id) => Ok(Some(Reply::Response { id, result })),
-            // An answer to no request: the server refused the connection.
-            None => Err(io::Error::other(result.err().unwrap_or_default())),
+            // An answer to no request: the server refused the connection, doing nothing with
+            // it; one that came as the server stopped may connect again.
+            None => {
+                let stopping = message["error"]["data"]["code"] == super::SERVER_STOPPING;
+                let kind =
+                    if stopping { io::ErrorKind::ConnectionAborted } else { io::ErrorKind::Other };
+                Err(io::Error::new(kind, result.err().unwrap_or_default()))
+            }
         }
     }
 }

@@ -25,7 +25,7 @@ use crate::mcp::tools::{Caller, InputLocks, describe_sessions};
 use crate::{Engine, SessionId, SessionState};
 
 use super::attach::{self, Ended};
-use super::{PROTOCOL, ServerOptions, socket};
+use super::{OLDEST_PROTOCOL, PROTOCOL, ServerOptions, socket};
 
 /// What `termloom/input` types: its `text`, or its `bytes` (numbers from 0 to 255: what a
 /// person typed that is not UTF-8, such as an 8-bit Meta key's byte); the error says which
@@ -207,6 +207,13 @@ impl Hub {
         let mut warned: Option<Instant> = None;
         for stream in listener.incoming() {
             if self.is_stopping() {
+                // Connections that came as it stopped (an idle exit decided as a client
+                // connected) are told so, not dropped unanswered: this one, and those queued
+                // behind it, which `stop` left to accept (it lets no new one in).
+                if let Ok(stream) = stream {
+                    turn_away(stream);
+                }
+                turn_away_queued(listener);
                 break;
             }
             match stream {
@@ -242,9 +249,11 @@ impl Hub {
         lock(&self.life).stopping
     }
 
-    /// Stops the server: the accepting thread wakes and returns. Shutting the listening
-    /// socket down wakes `accept` on Linux even if the socket's file was removed or replaced;
-    /// a connection to the path is the fallback.
+    /// Stops the server: the accepting thread wakes, turns away the connections queued
+    /// ([`turn_away`]) and returns. Shutting the listening socket down wakes `accept` on
+    /// Linux even if the socket's file was removed or replaced, and refuses every connection
+    /// after it (`ECONNREFUSED`, as a stopped server's socket does), so that those queued
+    /// are all there are; a connection to the path is the fallback.
     pub(crate) fn stop(&self) {
         lock(&self.life).stopping = true;
         self.changed.notify_all();
@@ -350,7 +359,13 @@ impl Hub {
             let (guard, waited) =
                 self.changed.wait_timeout(life, idle_exit).unwrap_or_else(|e| e.into_inner());
             life = guard;
-            if waited.timed_out() && life.connections == 0 && !self.has_open_sessions() {
+            // A connection queued for the accepting thread is a client come at the deadline:
+            // not idle (one that comes after this look is turned away, told why).
+            if waited.timed_out()
+                && life.connections == 0
+                && !self.has_open_sessions()
+                && !self.connection_queued()
+            {
                 drop(life);
                 log::info!("termloom server: idle for {idle_exit:?}; exiting");
                 self.stop();
@@ -395,6 +410,15 @@ impl Hub {
             }
             life = lock(&self.life);
         }
+    }
+
+    /// Whether a connection waits to be accepted.
+    fn connection_queued(&self) -> bool {
+        use rustix::event::{PollFd, PollFlags, Timespec, poll};
+        let Some((_, listener)) = self.socket.get() else { return false };
+        let mut fds = [PollFd::new(listener, PollFlags::IN)];
+        let now = Timespec { tv_sec: 0, tv_nsec: 0 };
+        poll(&mut fds, Some(&now)).is_ok_and(|ready| ready > 0)
     }
 
     /// Whether a session is open: running, or exited and not closed (its output still read).
@@ -519,8 +543,37 @@ fn hung_up(stream: &UnixStream) -> bool {
 
 /// Answers a connection that is refused, and closes it.
 fn refuse(stream: &mut UnixStream, message: &str) {
-    let error = RpcError::new(INVALID_REQUEST, message);
+    refuse_with(stream, RpcError::new(INVALID_REQUEST, message));
+}
+
+fn refuse_with(stream: &mut UnixStream, error: RpcError) {
     let _ = stream.write_all(format!("{}\n", error_response(&Id::null(), &error)).as_bytes());
+}
+
+/// Refuses a connection that came as the server stopped, before it read anything of it: an
+/// error whose `data.code` is [`super::SERVER_STOPPING`], which the client turns into an
+/// [`std::io::ErrorKind::ConnectionAborted`] error, to try again (a command that starts a
+/// server then starts a new one). Dropped unanswered, the connection's client could not tell
+/// whether its request was done.
+fn turn_away(mut stream: UnixStream) {
+    // A client that sends nothing else holds the server's end up for no longer than this.
+    let _ = stream.set_write_timeout(Some(Duration::from_secs(1)));
+    let error = RpcError::new(
+        INVALID_REQUEST,
+        "this termloom server was stopping as this connection came (idle, asked to, or its socket gone), so it did nothing with it; connect again (a command that starts a server starts a new one)",
+    );
+    refuse_with(&mut stream, error.with_data(json!({ "code": super::SERVER_STOPPING })));
+}
+
+/// Turns away ([`turn_away`]) every connection queued on the stopped server's `listener`.
+fn turn_away_queued(listener: &UnixListener) {
+    if listener.set_nonblocking(true).is_err() {
+        return;
+    }
+    while let Ok((stream, _)) = listener.accept() {
+        let _ = stream.set_nonblocking(false);
+        turn_away(stream);
+    }
 }
 
 /// Whose tool calls on a session count together toward `Config::max_waits_per_reader`: the
@@ -557,10 +610,10 @@ impl Connection {
     fn hello(&self, params: &Map<String, Value>) -> Result<Value, RpcError> {
         let invalid = |message: String| RpcError::new(INVALID_PARAMS, message);
         match params.get("protocol").and_then(Value::as_u64) {
-            Some(PROTOCOL) => {}
+            Some(version) if (OLDEST_PROTOCOL..=PROTOCOL).contains(&version) => {}
             other => {
                 return Err(invalid(format!(
-                    "this server speaks termloom protocol {PROTOCOL}, not {}; use a termloom of the same version as the server (termloom kill-server, then retry, starts a new one)",
+                    "this server speaks termloom protocol {OLDEST_PROTOCOL} to {PROTOCOL}, not {}; use a termloom of the same version as the server (termloom kill-server, then retry, starts a new one)",
                     other.map_or("none".to_owned(), |v| v.to_string())
                 )));
             }

@@ -8,12 +8,14 @@
 //! served (`initialize`, `tools/list`, `tools/call`, … of every MCP revision it knows), and
 //! these methods besides:
 //!
-//! - `termloom/hello` `{"protocol": 1, "client": "NAME"}` → `{"protocol", "server", "pid",
-//!   "client"}`: checks the protocol version and names the client. Clients with the same name
+//! - `termloom/hello` `{"protocol": 2, "client": "NAME"}` → `{"protocol", "server", "pid",
+//!   "client"}`: checks the protocol version the client needs (from [`OLDEST_PROTOCOL`] to
+//!   [`PROTOCOL`]: 2 for `termloom/input`'s `bytes`, 1 for everything else; a server of
+//!   version 1 refuses 2, saying which it speaks) and names the client. Clients with the same name
 //!   share read positions (what "new output" means), across connections; a connection that
 //!   never says hello has read positions of its own. The server keeps
 //!   [`ServerOptions::max_clients`] names: past them, the one named least recently that no
-//!   connection or call uses is forgotten. A different protocol version is refused.
+//!   connection or call uses is forgotten. A version outside that range is refused.
 //!   `"mcp": true` says the connection relays an MCP host (`termloom mcp --server` sends
 //!   it): a malformed or oversized message is then answered and skipped, as `termloom mcp`
 //!   does on stdio, instead of closing the connection.
@@ -34,7 +36,8 @@
 //!   refused for everyone else with "a person holds this session", until the connection ends.
 //! - `termloom/input` `{"session", "text"}` or `{"session", "bytes": [n, ...]}`: types into a
 //!   session this connection holds, `text` as UTF-8, `bytes` (numbers from 0 to 255) as they
-//!   are (what is not UTF-8, such as an 8-bit Meta key's byte). Answers `{}` once queued, or
+//!   are (what is not UTF-8, such as an 8-bit Meta key's byte; protocol 2, which a client
+//!   that types bytes says in its hello). Answers `{}` once queued, or
 //!   an error when it typed nothing (the session's input queue is full, its program ended):
 //!   the input is then lost, and the client is to tell its person. It counts as typed after
 //!   every tool call before it: one cancelled later does not interrupt the program with
@@ -110,8 +113,21 @@ pub fn check_session_name(name: &str) -> Result<(), String> {
     crate::mcp::tools::names::check_name(name).map_err(|err| err.message)
 }
 
-/// The version of the protocol `termloom/hello` checks.
-pub const PROTOCOL: u64 = 1;
+/// The version of the protocol this termloom speaks, which `termloom/hello` checks: 2, since
+/// `termloom/input` took `bytes` (a server of version 1 refuses them, typing nothing). A
+/// client says the version it needs: [`Client::hello`] this one, for `termloom attach`, which
+/// types bytes; a tool call needs nothing past [`OLDEST_PROTOCOL`], and says so.
+pub const PROTOCOL: u64 = 2;
+
+/// The `data.code` of the error a server answers a connection with that came as it stopped
+/// (an idle exit decided as the client connected): it did nothing with it. The client's
+/// calls fail with an [`io::ErrorKind::ConnectionAborted`] error then, to connect again.
+pub const SERVER_STOPPING: &str = "server_stopping";
+
+/// The oldest version a server accepts in `termloom/hello`: version 1 is this one without
+/// `termloom/input`'s `bytes`, so a client that needs nothing more (a tool call, an MCP
+/// host's proxy) says 1 and is served by servers of either version.
+pub const OLDEST_PROTOCOL: u64 = 1;
 
 /// How long an idle server waits by default before it exits: no session and no client.
 pub const DEFAULT_IDLE_EXIT: Duration = Duration::from_secs(10);

@@ -7,6 +7,7 @@ use std::io;
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use rustix::fs::{FlockOperation, flock};
 
@@ -56,7 +57,7 @@ pub fn check_socket_place(path: &Path) -> io::Result<()> {
         Ok(meta) if !meta.file_type().is_socket() => Err(io::Error::new(
             io::ErrorKind::AlreadyExists,
             format!(
-                "{} is not a socket, so no server's (termloom replaces only a stale socket); name another path for the socket, or remove it if it is no longer needed",
+                "{} is not a socket, so not a termloom server's (termloom replaces only a stale socket); name another path for the socket, or remove it if it is no longer needed",
                 path.display()
             ),
         )),
@@ -282,15 +283,7 @@ pub(crate) fn bind(path: &Path) -> io::Result<Bound> {
         .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32)
         .open(&lock_path)
         .map_err(|e| context(e, "opening the lock file", &lock_path))?;
-    if flock(&lock, FlockOperation::NonBlockingLockExclusive).is_err() {
-        return Err(io::Error::new(
-            io::ErrorKind::AddrInUse,
-            format!(
-                "a termloom server is already running on {}; stop it with `termloom kill-server`, or use another socket (-L NAME)",
-                path.display()
-            ),
-        ));
-    }
+    take_lock(&lock, path)?;
     // The lock is ours, so a socket that refuses connections there belongs to a server that
     // is gone, and anything else there is left alone (looked at again: it may have come
     // since the look above).
@@ -315,6 +308,44 @@ pub(crate) fn bind(path: &Path) -> io::Result<Bound> {
     fs::set_permissions(path, fs::Permissions::from_mode(0o600))
         .map_err(|e| context(e, "making private", path))?;
     Ok(bound)
+}
+
+/// How long a server waits for the lock of one that no longer listens on the socket (see
+/// [`take_lock`]).
+const CLOSING_WAIT: Duration = Duration::from_secs(10);
+
+/// Takes the socket's `lock`, the one server on `path`'s. A server that holds it and
+/// listens there is running: refused at once, saying `termloom kill-server` stops it. One
+/// that holds it and does not listen there (its socket removed, as by `rm`, or shut at a
+/// stop) is closing its sessions and exits, which `kill-server` cannot hasten (it cannot
+/// reach it): its lock is waited for, at most [`CLOSING_WAIT`], the time a client waits for
+/// the server it started, and is safe to take then, since a server never makes its socket
+/// again and removes only its own. Past that, the error says it is closing.
+fn take_lock(lock: &File, path: &Path) -> io::Result<()> {
+    let deadline = Instant::now() + CLOSING_WAIT;
+    let listening = loop {
+        if flock(lock, FlockOperation::NonBlockingLockExclusive).is_ok() {
+            return Ok(());
+        }
+        // (A server that took the lock and is about to listen is waited for too.)
+        let listening = matches!(look_at(path)?, Found::Listening);
+        if listening || Instant::now() >= deadline {
+            break listening;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let why = match listening {
+        true => format!(
+            "a termloom server is already running on {}; stop it with `termloom kill-server`, or use another socket (-L NAME)",
+            path.display()
+        ),
+        false => format!(
+            "the termloom server of {} is closing: its socket was removed, so no client (not `termloom kill-server`) can reach it, and it closes its sessions, each given its close grace, and exits; it still had not after {} s: start one again once it has, or use another socket (-L NAME)",
+            path.display(),
+            CLOSING_WAIT.as_secs()
+        ),
+    };
+    Err(io::Error::new(io::ErrorKind::AddrInUse, why))
 }
 
 /// What is at a server socket's path.
@@ -394,10 +425,16 @@ pub(crate) fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
 /// server's process must run as this user or as root, as the server checks its clients
 /// (`SO_PEERCRED`); a refusal is an [`io::ErrorKind::PermissionDenied`] error that names
 /// its uid. A path too long for a socket is an [`io::ErrorKind::InvalidInput`] error
-/// ([`check_socket_path`]).
+/// ([`check_socket_path`]), and a path where something other than a socket is (a directory,
+/// a file named with `--socket` by mistake), which refuses connections as a stopped server's
+/// socket does, is [`check_socket_place`]'s [`io::ErrorKind::AlreadyExists`] error saying it
+/// is no server's socket, not taken for a server that is not running.
 pub fn connect(socket: &Path) -> io::Result<UnixStream> {
     check_socket_path(socket)?;
-    let stream = UnixStream::connect(socket)?;
+    let stream = UnixStream::connect(socket).map_err(|err| match err.kind() {
+        io::ErrorKind::ConnectionRefused => check_socket_place(socket).err().unwrap_or(err),
+        _ => err,
+    })?;
     let ours = rustix::process::getuid().as_raw();
     match peer_uid(&stream) {
         Ok(uid) if uid == ours || uid == 0 => Ok(stream),

@@ -81,6 +81,33 @@ pub(super) fn main(name: &str, args: Vec<String>) -> ExitCode {
     if command.name == "kill-server" {
         return kill_server(&request);
     }
+    // A server that was stopping as this command connected (an idle exit at that very
+    // moment) turned it away having done nothing: connected again, once, the command finds
+    // no server, or (`start`) starts a new one.
+    let mut called = call(command, &request);
+    if let Called::TurnedAway = called {
+        called = call(command, &request);
+    }
+    match called {
+        Called::Done(code) => code,
+        Called::TurnedAway => {
+            let message =
+                "the termloom server turned the command away twice, as it stopped; run it again";
+            fail(request.json, FailureKind::Server, None, message)
+        }
+    }
+}
+
+/// How a command's one call ended.
+enum Called {
+    /// With this exit code.
+    Done(ExitCode),
+    /// Turned away by a server stopping as it connected, which did nothing with it.
+    TurnedAway,
+}
+
+/// Connects (`start`: starting a server if none runs), calls the command's tool and reports.
+fn call(command: &CommandDef, request: &Request) -> Called {
     let connected = match command.name {
         "start" => request.target.connect_or_start().map(Some),
         _ => request.target.try_connect(),
@@ -90,14 +117,14 @@ pub(super) fn main(name: &str, args: Vec<String>) -> ExitCode {
     // asking which sessions there are).
     if command.name == "list" && matches!(connected, Ok(None)) {
         say!("termloom: {}", with_reach(&request.target.none_runs(), &request.reach));
-        return if request.json {
+        return Called::Done(if request.json {
             print_out(&format!("{}\n", json!({ "sessions": [] })))
         } else {
             print_out("no sessions\n")
-        };
+        });
     }
     let connected = connected.and_then(|client| client.ok_or_else(|| request.target.none_runs()));
-    let result = connected.and_then(|mut client| {
+    let result = connected.map_err(Some).and_then(|mut client| {
         let arguments = Value::Object(request.arguments.clone());
         // A stopped or hung server is not waited for forever: the call's own wait, or the
         // longest a tool waits by default, and half a minute more.
@@ -108,13 +135,14 @@ pub(super) fn main(name: &str, args: Vec<String>) -> ExitCode {
             .and_then(|()| client.call_tool_as(Some(&request.client), command.tool, arguments))
             .map_err(|e| server_failed(&mut client, &e, &request.target))
     });
-    match result {
-        Ok(result) => report(command, &request, &result),
+    Called::Done(match result {
+        Ok(result) => report(command, request, &result),
+        Err(None) => return Called::TurnedAway,
         // Advice such as "`termloom start` starts one" reaches the server asked for.
-        Err(message) => {
+        Err(Some(message)) => {
             fail(request.json, FailureKind::Server, None, &with_reach(&message, &request.reach))
         }
-    }
+    })
 }
 
 /// The longest a tool waits when the call gives no `timeout_ms` (terminal_run's 45 s, with
@@ -176,17 +204,25 @@ fn fail(json: bool, kind: FailureKind, code: Option<&str>, message: &str) -> Exi
 /// of connections, say) wrote why before closing it, so a failed write is followed by a read
 /// of that message. A server that is gone once the call lost its connection was stopped
 /// while the call ran (`kill-server`, a signal, a crash): that says more than a lost answer.
+/// `None`: the server turned the connection away as it stopped, having done nothing with it
+/// ([`termloom::server::SERVER_STOPPING`]), and the command is to connect again.
 fn server_failed(
     client: &mut termloom::server::Client,
     err: &std::io::Error,
     target: &Target,
-) -> String {
+) -> Option<String> {
     use std::io::ErrorKind;
-    if matches!(err.kind(), ErrorKind::BrokenPipe | ErrorKind::ConnectionReset)
-        && let Err(refusal) = client.next_reply()
-        && refusal.kind() == ErrorKind::Other
-    {
-        return format!("the termloom server refused the connection: {refusal}");
+    let refusal = match err.kind() {
+        ErrorKind::ConnectionAborted => return None,
+        ErrorKind::BrokenPipe | ErrorKind::ConnectionReset => client.next_reply().err(),
+        _ => None,
+    };
+    match refusal.map(|refusal| (refusal.kind(), refusal)) {
+        Some((ErrorKind::ConnectionAborted, _)) => return None,
+        Some((ErrorKind::Other, refusal)) => {
+            return Some(format!("the termloom server refused the connection: {refusal}"));
+        }
+        _ => {}
     }
     let lost = |kind| {
         matches!(
@@ -207,18 +243,18 @@ fn server_failed(
         Err(err) => matches!(err.kind(), ErrorKind::NotFound | ErrorKind::ConnectionRefused),
     };
     if lost(err.kind()) && gone() {
-        return format!(
+        return Some(format!(
             "the termloom server on {} stopped during the call (`termloom kill-server`, a signal or a crash), and its sessions ended with it",
             target.socket.display()
-        );
+        ));
     }
     if err.kind() == ErrorKind::TimedOut {
-        return format!(
+        return Some(format!(
             "{err}; the call was given up (`termloom kill-server` ends it and its sessions; its log is beside {})",
             target.socket.display()
-        );
+        ));
     }
-    format!("the termloom server failed: {err}")
+    Some(format!("the termloom server failed: {err}"))
 }
 
 /// A message of a tool's, whole, in this command's terms and then the command line's (see
@@ -387,7 +423,10 @@ fn kill_server(request: &Request) -> ExitCode {
             return fail(request.json, FailureKind::Server, None, &message);
         }
     };
-    if let Err(err) = client.request("termloom/shutdown", json!({})) {
+    // A server that turned the request away was stopping already: it is stopped as asked.
+    if let Err(err) = client.request("termloom/shutdown", json!({}))
+        && err.kind() != std::io::ErrorKind::ConnectionAborted
+    {
         let message = format!("the server did not accept the shutdown: {err}");
         return fail(request.json, FailureKind::Server, None, &message);
     }

@@ -35,7 +35,8 @@ With --takeover you type into the session
 and agents' input to it is refused (\"a person holds this session\") until you
 hand it back; the status line of those who watch says \"a person holds it\"
 meanwhile. What the session cannot take now (its input queue full) is refused,
-not typed: the bell rings, the status line says so, and leaving says why.
+not typed: the bell rings, the status line says so (with --no-status, a line
+on stderr when that is not this terminal), and leaving says why.
 Ctrl-] detaches (and hands back). Without -L or --socket, the server is
 $TERMLOOM_SOCKET's if set. A session larger than this
 terminal is clipped (to the rows around its cursor), and the status line says
@@ -145,6 +146,7 @@ pub(super) fn main(args: Vec<String>) -> ExitCode {
     spawn_reader(client, attach_id, Arc::clone(&pending), events.clone());
     spawn_keyboard(events.clone());
     spawn_signal_watcher(events);
+    let stderr_elsewhere = stderr_elsewhere();
     let mut view = View::enter(saved);
     let mut reason = String::from("detached");
     let mut failed = false;
@@ -281,11 +283,16 @@ pub(super) fn main(args: Vec<String>) -> ExitCode {
                 person.refused = error.is_some();
                 let mut drawing = String::new();
                 if let Some(why) = error {
-                    refused = (refused.0 + 1, why);
                     // One bell for a run of refusals (each read of a paste is an input).
                     if !was_refused {
                         drawing.push('\x07');
+                        // Without a status line, said at once where it draws nothing over
+                        // the program: on stderr, when that is not this terminal.
+                        if person.no_status && stderr_elsewhere {
+                            say!("termloom: what you typed was refused, and not typed: {why}");
+                        }
                     }
+                    refused = (refused.0 + 1, why);
                 }
                 if person.refused != was_refused
                     && let Some(frame) = last.as_ref().filter(|_| !stopped)
@@ -476,5 +483,15 @@ fn complete_len(bytes: &[u8]) -> usize {
                 Some(invalid) => start += err.valid_up_to() + invalid,
             },
         }
+    }
+}
+
+/// Whether standard error goes elsewhere than the terminal the session is drawn on (standard
+/// output): a file, a pipe, another terminal, where a line draws nothing over the program.
+fn stderr_elsewhere() -> bool {
+    use rustix::fs::fstat;
+    match (fstat(std::io::stdout()), fstat(std::io::stderr())) {
+        (Ok(out), Ok(err)) => (out.st_dev, out.st_ino) != (err.st_dev, err.st_ino),
+        _ => false,
     }
 }
