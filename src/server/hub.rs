@@ -359,13 +359,16 @@ impl Hub {
             let (guard, waited) =
                 self.changed.wait_timeout(life, idle_exit).unwrap_or_else(|e| e.into_inner());
             life = guard;
-            // A connection queued for the accepting thread is a client come at the deadline:
-            // not idle (one that comes after this look is turned away, told why).
-            if waited.timed_out()
-                && life.connections == 0
-                && !self.has_open_sessions()
-                && !self.connection_queued()
-            {
+            if waited.timed_out() && life.connections == 0 && !self.has_open_sessions() {
+                // A connection queued for the accepting thread is a client come at the
+                // deadline: not idle (one that comes after this look is turned away, told
+                // why). Waited for until accepted (which wakes this), not looked at again
+                // and again.
+                if self.connection_queued() {
+                    let accepted = self.changed.wait_timeout(life, ACCEPT_RETRY.1);
+                    life = accepted.unwrap_or_else(|e| e.into_inner()).0;
+                    continue;
+                }
                 drop(life);
                 log::info!("termloom server: idle for {idle_exit:?}; exiting");
                 self.stop();
