@@ -1661,32 +1661,55 @@ fn a_recording_to_a_file_no_one_may_replace_is_refused_before_the_start() {
     chattr("-a", &inner);
     let err = started.map(|_| ()).expect_err("the recording is refused");
     assert!(err.to_string().contains("its directory is append-only"), "{err}");
+    assert!(err.to_string().contains("never be removed"), "{err}");
     assert!(!touched.exists() && left.is_empty(), "{left:?}");
+    // A file already in an append-only directory cannot be replaced but can be emptied: it
+    // is written in place, and the program runs.
+    let existing = inner.join("b.cast");
+    std::fs::write(&existing, "old\n").unwrap();
+    if !chattr("+a", &inner) {
+        return;
+    }
+    let started = engine.spawn(SpawnSpec::new("touch").arg(&touched).record(&existing));
+    let recorded = started.map(|session| {
+        expect(&session, Until::exit());
+        session.close().unwrap();
+    });
+    let left = names_in(&inner);
+    chattr("-a", &inner);
+    recorded.expect("a file in an append-only directory is written in place");
+    assert!(touched.exists(), "the program ran");
+    assert_eq!(left, ["b.cast"], "no temporary file is left");
+    let text = std::fs::read_to_string(&existing).unwrap();
+    assert!(text.starts_with("{\"") && text.contains("exited"), "{text}");
 }
 
-/// A file that cannot be replaced (here a bind mount's) and has other names (hard links),
-/// another user's, is not written in place: that would write every name, and whoever could
-/// plant the link would choose a file of the caller's to be emptied and filled with the
-/// recording. Before, the recording went into every name.
+/// A file that cannot be replaced (here a bind mount's) and has other names (hard links) is
+/// not written in place, whoever owns it: that would write every name, and whoever could
+/// make the name a link would choose a file of the caller's (owned by the caller: the first
+/// case) to be emptied and filled with the recording. Before, the recording went into every
+/// name; after a first mend, only another user's file was refused.
 #[test]
-fn a_recording_is_not_written_in_place_into_another_users_hard_linked_file() {
+fn a_recording_is_not_written_in_place_into_a_hard_linked_file() {
     use std::os::unix::fs::chown;
     if !require_root("a bind mount needs root") || !require("mount") {
         return;
     }
-    let dir = TestDir::new("recording-hard-link");
-    let (source, point) = bind_mounted_file(&dir);
-    chown(&source, Some(65534), Some(65534)).unwrap();
-    let other_name = dir.join("other-name");
-    std::fs::hard_link(&source, &other_name).unwrap();
-    let touched = dir.join("touched");
     let engine = engine();
-    let started = engine.spawn(SpawnSpec::new("touch").arg(&touched).record(&point));
-    let _ = std::process::Command::new("umount").arg(&point).status();
-    let err = started.map(|_| ()).expect_err("the recording is refused");
-    assert!(err.to_string().contains("hard links"), "{err}");
-    assert!(!touched.exists(), "the program did not run");
-    assert_eq!(std::fs::read_to_string(&other_name).unwrap(), "old\n");
+    for owner in [0, 65534] {
+        let dir = TestDir::new("recording-hard-link");
+        let (source, point) = bind_mounted_file(&dir);
+        chown(&source, Some(owner), Some(owner)).unwrap();
+        let other_name = dir.join("other-name");
+        std::fs::hard_link(&source, &other_name).unwrap();
+        let touched = dir.join("touched");
+        let started = engine.spawn(SpawnSpec::new("touch").arg(&touched).record(&point));
+        let _ = std::process::Command::new("umount").arg(&point).status();
+        let err = started.map(|_| ()).expect_err("the recording is refused");
+        assert!(err.to_string().contains("hard links"), "owner {owner}: {err}");
+        assert!(!touched.exists(), "owner {owner}: the program did not run");
+        assert_eq!(std::fs::read_to_string(&other_name).unwrap(), "old\n");
+    }
 }
 
 /// Root recording to a descriptor of another user's process through /proc

@@ -131,16 +131,31 @@ enum Place {
 const TEMP_TRIES: u32 = 16;
 
 /// A temporary name for a recording's file, `.termloom-recording-XXXXXXXXXXXXXXXX.tmp`, of 64
-/// random bits (the kernel's `getrandom`): one no one can make beforehand to fail the
-/// recording. The names were `.termloom-recording-PID-N.tmp`, N counting from 0, and the
-/// owner of the directory (or anyone, in a sticky one: `/tmp`) who made the next hundred
-/// failed it.
+/// random bits (the kernel's `getrandom`, or `/dev/urandom` where a sandbox refuses the call):
+/// one no one can make beforehand to fail the recording. The names were
+/// `.termloom-recording-PID-N.tmp`, N counting from 0, and the owner of the directory (or
+/// anyone, in a sticky one: `/tmp`) who made the next hundred failed it. Its error carries no
+/// OS error code, so that it is never taken for the directory's own refusal (which makes the
+/// recording written in place).
 fn temp_name() -> io::Result<OsString> {
     let mut random = [0u8; 8];
     let mut filled = 0;
     while filled < random.len() {
-        filled +=
-            rustix::rand::getrandom(&mut random[filled..], rustix::rand::GetRandomFlags::empty())?;
+        match rustix::rand::getrandom(&mut random[filled..], rustix::rand::GetRandomFlags::empty())
+        {
+            Ok(n) => filled += n,
+            Err(rustix::io::Errno::INTR) => {}
+            // A seccomp filter (Docker's answers `EPERM`) or an old kernel (`ENOSYS`).
+            Err(_) => {
+                use std::io::Read;
+                let urandom = std::fs::File::open("/dev/urandom")
+                    .and_then(|mut file| file.read_exact(&mut random));
+                urandom.map_err(|err| {
+                    io::Error::other(format!("no random source for a temporary name: {err}"))
+                })?;
+                break;
+            }
+        }
     }
     Ok(OsString::from(format!(".termloom-recording-{:016x}.tmp", u64::from_ne_bytes(random))))
 }
@@ -308,16 +323,21 @@ fn unreplaceable(dir: &rustix::fs::Statx, file: &rustix::fs::Statx) -> bool {
     let me = rustix::process::geteuid().as_raw();
     let sticky =
         u32::from(dir.stx_mode) & 0o1000 != 0 && me != 0 && file.stx_uid != me && dir.stx_uid != me;
-    mount_root || other_mount || other_device || sticky
+    let append = StatxAttributes::APPEND;
+    let append_only_dir =
+        dir.stx_attributes_mask.contains(append) && dir.stx_attributes.contains(append);
+    mount_root || other_mount || other_device || sticky || append_only_dir
 }
 
 /// Refuses a recording whose file the kernel keeps from being replaced or emptied whoever
 /// asks, root too: the `file` there (if any) is immutable or append-only, or its directory
-/// `dir` is append-only (`chattr +i`, `chattr +a`: statx's attributes, the flags of
-/// `FS_IOC_GETFLAGS`, on the filesystems that have them). Before, the program ran, the rename
-/// after its start failed (`EPERM`), and the whole recording was left under its temporary
-/// name while the report said its file lacked the rest. (An immutable directory is told by
-/// the new file it refuses: the recording is then written in place.)
+/// `dir` is append-only and no file is there (`chattr +i`, `chattr +a`: statx's attributes,
+/// the flags of `FS_IOC_GETFLAGS`, on the filesystems that have them). Before, the program ran,
+/// the rename after its start failed (`EPERM`), and the whole recording was left under its
+/// temporary name while the report said its file lacked the rest. (A file already in an
+/// append-only directory cannot be replaced but can be emptied: [`beside`] writes it in
+/// place; an immutable directory is told by the new file it refuses, and the recording is
+/// then written in place too.)
 fn fixed(dir: &rustix::fs::Statx, file: Option<&rustix::fs::Statx>) -> io::Result<()> {
     use rustix::fs::StatxAttributes;
     let has = |stat: &rustix::fs::Statx, attribute: StatxAttributes| {
@@ -337,29 +357,31 @@ fn fixed(dir: &rustix::fs::Statx, file: Option<&rustix::fs::Statx>) -> io::Resul
             return refused("it is append-only (chattr +a)");
         }
     }
-    if has(dir, StatxAttributes::APPEND) {
-        return refused("its directory is append-only (chattr +a): a new file made there is one");
+    if file.is_none() && has(dir, StatxAttributes::APPEND) {
+        return refused(
+            "its directory is append-only (chattr +a): a file made there could never be removed or renamed",
+        );
     }
     Ok(())
 }
 
-/// Refuses to write in place into a regular `file` another user owns that has other names
-/// (hard links): writing it would write each of them. Where the recording cannot replace
-/// the file ([`unreplaceable`], a directory the caller may not write), that user (the owner of
-/// a file in a sticky `/tmp`) could have made it a link to a file of the caller's, which the
-/// recording, what was typed included, would empty and fill; without `fs.protected_hardlinks`
-/// a link to any file, with it one to a file the linker may read and write. The caller's own
-/// file with links is the caller's to have linked.
+/// Refuses to write in place into a regular `file` that has other names (hard links):
+/// writing it would write each of them. Where the recording cannot replace the file
+/// ([`unreplaceable`], a directory the caller may not write), whoever could make its name a
+/// link (the owner of the directory, or of a file in a sticky `/tmp`) could have linked it to
+/// a file of the caller's, which the recording, what was typed included, would empty and
+/// fill: without `fs.protected_hardlinks` any file, with it one the linker may read and write.
+/// Such a link is the caller's own file, owned by the caller, so the owner tells nothing: any
+/// file with more than one name is refused (the caller's own links too; name another path).
 fn shared_by_links(file: &std::fs::File) -> io::Result<()> {
     use std::os::unix::fs::MetadataExt;
     let metadata = file.metadata()?;
-    let me = rustix::process::geteuid().as_raw();
-    if metadata.is_file() && metadata.nlink() > 1 && metadata.uid() != me {
-        let (links, owner) = (metadata.nlink(), metadata.uid());
+    if metadata.is_file() && metadata.nlink() > 1 {
+        let links = metadata.nlink();
         return Err(io::Error::new(
             io::ErrorKind::PermissionDenied,
             format!(
-                "it cannot be replaced, and written in place it would write each of its {links} names (hard links), another user's (uid {owner}): name another path"
+                "it cannot be replaced, and written in place it would write each of its {links} names (hard links), any of which another could have made: name another path"
             ),
         ));
     }
