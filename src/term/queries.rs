@@ -9,7 +9,10 @@
 //! - XTVERSION (`CSI > q`, `CSI > 0 q`): `DCS > | termloom(VERSION) ST`;
 //! - the cell size (`CSI 16 t`): `CSI 6 ; 16 ; 8 t`, the cell `CSI 14 t` counts;
 //! - DECRQSS (`DCS $ q Pt ST`) for SGR (`m`), the scrolling region (`r`) and the cursor style
-//!   (` q`), from the terminal's state; anything else the invalid reply, `DCS 0 $ r ST`;
+//!   (` q`), from the terminal's state; anything else the invalid reply, `DCS 0 $ r ST`. The
+//!   SGR is the styled screen's for the cursor's template cell: what alacritty keeps of it,
+//!   so blink is left out, and a curly, dotted or dashed underline reads as `4`, without its
+//!   colour (`58`);
 //! - XTGETTCAP (`DCS + q NAME;… ST`, names in hexadecimal): `TN` (`xterm-256color`, the
 //!   `TERM` termloom sets), `Co` (256) and `RGB` (direct colour, a flag); every other name the
 //!   'unknown' reply, `DCS 0 + r NAME ST`, at once, as xterm gives it.

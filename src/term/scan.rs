@@ -14,8 +14,9 @@
 //! - OSC strings are held back by the feed loop (which bounds their length) from their
 //!   introducer to their terminator, and OSC 133 shell-integration marks, which the emulator
 //!   ignores, are reported where they end, even when split across reads;
-//! - DCS strings are kept, up to `queries::DCS_QUERY` bytes, and reported where they end,
-//!   so that the feed loop answers the queries among them (alacritty drops every DCS string);
+//! - DCS strings are kept, up to `queries::DCS_QUERY` bytes, and those that are queries
+//!   (`DCS $ q`, `DCS + q`) reported where they end (`ESC \`, or C1's ST as vte takes it),
+//!   so that the feed loop answers them (alacritty drops every DCS string);
 //! - the control sequences termloom handles itself (see the `rewrite` module) stop the scan at
 //!   their final byte, before the parser has seen it.
 //!
@@ -24,9 +25,10 @@
 //! the sequences counted or handled here; a sequence split across reads goes a byte at a time.
 //! So the scanner costs little next to the emulator itself (BENCHMARKS.md §19).
 
+use crate::term::queries::DCS_QUERY;
+
 /// The most OSC payload bytes kept while looking for an OSC 133 mark.
 const OSC_PREFIX: usize = 64;
-use crate::term::queries::DCS_QUERY;
 
 /// The most CSI parameter bytes kept; a longer parameter list is not decoded.
 const CSI_PARAMS: usize = 64;
@@ -161,8 +163,9 @@ pub(crate) enum Stop {
     /// The last scanned byte is the final byte of this sequence: feed what is before it, then
     /// let the `rewrite` module decide what the parser gets instead of it.
     Sequence(Sequence),
-    /// The last scanned byte ends a DCS string (the `\` of its `ESC \`): feed it, then
-    /// answer the string if it is a query ([`Scanner::dcs`], the `queries` module).
+    /// The last scanned byte ends a DCS string that is a query, `DCS $ q` or `DCS + q` (the
+    /// `\` of its `ESC \`, or C1's ST): feed it, then answer it ([`Scanner::dcs`], the
+    /// `queries` module).
     DcsEnd,
 }
 
@@ -494,6 +497,23 @@ impl Scanner {
         (i, Stop::End)
     }
 
+    /// The stop at the end of a DCS string (none for another string): only a query the
+    /// feed loop may answer (`$q`, `+q`) stops the scan, counted a row of work (the stop feeds
+    /// what is before it and builds the reply: a flood of 7-byte queries cost 5 times a flood
+    /// of text before), so that a flood of other DCS strings (sixels, vim's `DCS zz`) costs no
+    /// more than their bytes.
+    fn dcs_end(&mut self) -> Option<Stop> {
+        if !std::mem::take(&mut self.in_dcs) {
+            return None;
+        }
+        let (payload, _) = self.dcs();
+        if !(payload.starts_with(b"$q") || payload.starts_with(b"+q")) {
+            return None;
+        }
+        self.work += self.cols;
+        Some(Stop::DcsEnd)
+    }
+
     /// Advances the state over one byte of an escape sequence. Returns a stop when the byte
     /// completes something the feed loop must act on.
     fn step(&mut self, byte: u8) -> Option<Stop> {
@@ -508,12 +528,17 @@ impl Scanner {
                 self.state = State::StringEscape;
                 return None;
             }
+            // vte ends a DCS string at C1's ST too (not the other strings).
+            (State::String, 0x9c) if self.in_dcs => {
+                self.state = State::Ground;
+                return self.dcs_end();
+            }
             (State::StringEscape, _) => {
                 self.state = State::Ground;
-                let dcs = std::mem::take(&mut self.in_dcs);
                 if byte == b'\\' {
-                    return dcs.then_some(Stop::DcsEnd);
+                    return self.dcs_end();
                 }
+                self.in_dcs = false;
                 // Not a string terminator: the ESC started a new sequence.
                 self.state = State::Escape;
                 return self.step(byte);
@@ -1204,6 +1229,11 @@ mod tests {
         assert_eq!(scanner.dcs(), (&b"+q544e"[..], false));
         // Aborted by CAN, or by an ESC starting another sequence: no stop.
         assert_eq!(scanner.scan(b"\x1bP$qm\x18\x1bP$qm\x1b[m", 1000, 100_000).1, Stop::End);
+        // A DCS string that is no query ends without a stop; C1's ST ends one (as vte).
+        assert_eq!(scanner.scan(b"\x1bPzz\x1b\\\x1bP0;0;0q#0\x9c", 1000, 100_000).1, Stop::End);
+        assert_eq!(scanner.scan(b"\x1bP$qm\x9cA", 1000, 100_000), (6, Stop::DcsEnd));
+        assert_eq!(scanner.dcs(), (&b"$qm"[..], false));
+        assert_eq!(scanner.scan(b"A\x1b[c", 1000, 100_000).1, Stop::End);
         // A megabyte: counted a byte each, kept to the bound.
         let mut huge = b"\x1bP+q".to_vec();
         huge.resize(1 << 20, b'4');
