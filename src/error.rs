@@ -215,9 +215,10 @@ pub enum Error {
     },
     /// [`Session::send_secret`](crate::Session::send_secret) was called while another secret
     /// for the same session waited for its program to read the terminal, or while MCP's
-    /// `terminal_send secret=true` asked a person for one (from its look whether one would be
-    /// typed until the person's is typed or the call ends): a password prompt reads one, and
-    /// the second would go to whatever reads next. Nothing was typed, and no one was asked
+    /// `terminal_send secret=true` held the session's secret (queued for its turn behind its
+    /// client's earlier call, looking whether one would be typed, or asking a person, until
+    /// the person's is typed or the call ends; `by` says which): a password prompt reads one,
+    /// and the second would go to whatever reads next. Nothing was typed, and no one was asked
     /// for it.
     SecretPending {
         /// The session.

@@ -3622,6 +3622,22 @@ fn a_prompt_wait_on_a_start_whose_shell_marks_its_own_prompts_holds() {
     assert_eq!(result["wait"]["outcome"], "matched", "{result}");
     assert_eq!(result["wait"]["default"], false, "the prompt was waited for: {result}");
     assert_eq!(result["status"]["shell_integration"], true, "{result}");
+    // The readiness wait before the prompt's counts in the wait's time (it said 0 before).
+    let elapsed = result["wait"]["elapsed_ms"].as_u64().unwrap();
+    assert!(elapsed >= 400, "{elapsed} ms: {result}");
+    client.tool("terminal_close", json!({"session_id": result["session_id"]}));
+    // Not ready by the end of the readiness wait: the refusal says so, not that the
+    // program marks no prompts.
+    let slow = "for i in $(seq 80); do echo $i; sleep 0.1; done; PS1=\"$MINE\" exec bash --norc --noprofile -i";
+    let argv = json!(["bash", "-c", slow]);
+    let start = json!({"argv": argv, "env": {"MINE": ps1}, "prompt": true, "timeout_ms": 1_500});
+    let started = client.call("terminal_start", start);
+    let result = &started["structuredContent"];
+    let refused = result["wait_refusal"].as_str().unwrap_or_default();
+    assert!(
+        refused.contains("marked no prompt before its start's readiness wait ran out"),
+        "{result}"
+    );
     client.tool("terminal_close", json!({"session_id": result["session_id"]}));
     client.finish();
 }

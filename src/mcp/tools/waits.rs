@@ -396,12 +396,24 @@ pub(crate) fn run_started(call: &Call, session: &Session, plan: &Plan) -> crate:
     };
     match refusal(plan, session)? {
         None => {
+            let spent = ready.as_ref().map_or(Duration::ZERO, |ready| ready.elapsed);
             let mut plan = Plan { until: plan.until.clone(), typed_line: None, ..*plan };
-            plan.spend(ready.as_ref().map_or(Duration::ZERO, |ready| ready.elapsed));
-            wait(call, session, &plan)
+            plan.spend(spent);
+            let report = wait(call, session, &plan)?;
+            // The readiness wait is part of the call's wait: its time counts.
+            Ok(Report { elapsed: report.elapsed + spent, ..report })
         }
         Some(why) => {
             let ready = match ready {
+                // Not ready by the readiness wait's end: it may mark its prompts yet.
+                Some(ready) if ready.outcome == "timeout" => {
+                    let why = format!(
+                        "session {} marked no prompt before its start's readiness wait ran out ({:.2} s), so prompt was not waited for: wait again with prompt once it has drawn one, or with for_regex on its prompt's text",
+                        session.id(),
+                        ready.elapsed.as_secs_f64()
+                    );
+                    return Ok(Report { refused: Some(why), ..ready });
+                }
                 Some(ready) => ready,
                 None => wait(call, session, &settle)?,
             };
