@@ -3721,6 +3721,61 @@ fn a_recording_that_failed_is_said_by_the_tools() {
     client.finish();
 }
 
+/// A session whose recording could not be put at its path once the program had started (the
+/// path's file was locked meanwhile, as another session's recording is; a file made
+/// immutable is the same) says where the recording is, whole, under its temporary name:
+/// terminal_close's and terminal_list's lines and structured content give the path uncut
+/// (`recording_kept_at`), a read's status header says `recording not at its path`. Before,
+/// every header said `recording failed`, and the error, cut to 60 bytes, lost the path.
+#[test]
+fn a_recording_not_at_its_path_is_said_with_where_it_is() {
+    let dir = common::TestDir::new("mcp-recording-kept");
+    let path = dir.join("out.cast");
+    let engine = Engine::new(Config::default()).expect("engine starts");
+    // The lock must come between the recording's making and the program's start: a start
+    // that was too quick for it is tried again.
+    let (session, kept) = (0..20)
+        .find_map(|_| {
+            let locker = common::lock_when_recording_starts(&path);
+            let spec = termloom::SpawnSpec::new("cat").record(&path);
+            let session = engine.spawn(spec).unwrap();
+            let _lock = locker.join().unwrap();
+            match session.info().unwrap().recording_kept_at {
+                Some(kept) => Some((session, kept)),
+                None => {
+                    session.close().unwrap();
+                    None
+                }
+            }
+        })
+        .expect("a lock came between the recording's making and its rename");
+    let id = session.id().0;
+    session.send_text("kept-text\n").unwrap();
+    drop(session);
+    let kept_text = kept.to_str().unwrap().to_owned();
+    assert!(kept_text.len() > 60, "{kept_text}");
+    let mut client = Client::serving(engine, ServeOptions::default());
+    client.initialize("2025-11-25");
+    client.notify("notifications/initialized", json!({}));
+    let read = client.call("terminal_read", json!({"session_id": id, "for_text": "kept-text"}));
+    let header = text(&read).lines().next().unwrap_or_default().to_owned();
+    assert!(header.contains(" · recording not at its path"), "{header}");
+    assert!(!header.contains("recording failed"), "{header}");
+    let said = format!("recording not at its path, it is at {kept_text:?}: ");
+    let listed = client.call("terminal_list", json!({}));
+    assert!(text(&listed).contains(&said), "{}", text(&listed));
+    let entry = &listed["structuredContent"]["sessions"][0];
+    assert_eq!(entry["recording_kept_at"], kept_text, "{entry}");
+    let error = entry["recording_error"].as_str().unwrap_or_default();
+    assert!(error.len() <= 60 && error.starts_with("the recording could not be put"), "{entry}");
+    let closed = client.call("terminal_close", json!({"session_id": id}));
+    assert!(text(&closed).starts_with("[closed · ") && text(&closed).contains(&said), "{closed}");
+    assert_eq!(closed["structuredContent"]["recording_kept_at"], kept_text, "{closed}");
+    let cast = std::fs::read_to_string(&kept).unwrap();
+    assert!(cast.starts_with("{\"") && cast.contains("kept-text"), "whole: {cast}");
+    client.finish();
+}
+
 /// The default wait says which of its conditions ended it.
 #[test]
 fn the_default_wait_says_what_settled_it() {

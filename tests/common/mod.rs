@@ -563,3 +563,30 @@ pub(crate) fn first_thread_exits(dir: &Path, main: &str, worker: &str) -> Option
     std::fs::write(&program, source).unwrap();
     Some(program)
 }
+
+/// Locks the file at `path` (made if absent) exclusively as soon as a recorder's temporary
+/// file appears in its directory, between the recording's making and its rename over `path`
+/// once the program starts: the rename then finds the path locked, as another session's
+/// recording's, and the recording stays whole under its temporary name
+/// (`SessionInfo::recording_kept_at`). The thread gives the locked file back (the lock lasts
+/// while it is open), or `None` if no temporary file appeared within half a minute.
+pub(crate) fn lock_when_recording_starts(
+    path: &Path,
+) -> std::thread::JoinHandle<Option<std::fs::File>> {
+    let path = path.to_path_buf();
+    std::thread::spawn(move || {
+        let dir = path.parent().unwrap();
+        let deadline = std::time::Instant::now() + Duration::from_secs(30);
+        while std::time::Instant::now() < deadline {
+            let names = std::fs::read_dir(dir).unwrap().flatten().map(|e| e.file_name());
+            if names.into_iter().any(|n| n.to_string_lossy().starts_with(".termloom-recording-")) {
+                let file = std::fs::OpenOptions::new().create(true).append(true).open(&path);
+                let file = file.unwrap();
+                file.lock().unwrap();
+                return Some(file);
+            }
+            std::thread::yield_now();
+        }
+        None
+    })
+}

@@ -14,8 +14,8 @@ use super::budget::{Budget, LABEL};
 use super::io::{interrupt_on_cancel, place};
 use super::progress::await_reply_unless_stopped;
 use super::render::{
-    RECORDING_FAILED, doing, exit_parts, push_block, put_recording_error, recording_failed,
-    recording_has_failed, status_json, under_header,
+    doing, exit_parts, push_block, put_recording_error, recording_line, recording_word,
+    status_json, under_header,
 };
 use super::view::{
     Typed, View, ViewArgs, dropped_note, max_bytes, pager_prompt_ending, read_new, show,
@@ -163,16 +163,9 @@ pub(crate) fn run(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
     };
     let can_ask = !matches!(call.secrets, super::Secrets::Unavailable(_));
     // (A shell closed after its command has its recording all written, or its error known.)
-    let recording_failed = recording_has_failed(&session);
-    let ran = Ran {
-        id: session.id(),
-        new_session,
-        closed,
-        alternate,
-        retained,
-        can_ask,
-        recording_failed,
-    };
+    let recording = session.info().ok().and_then(|info| recording_word(&info));
+    let ran =
+        Ran { id: session.id(), new_session, closed, alternate, retained, can_ask, recording };
     // A command waiting in a pager on the primary screen (`git log`, through `less -FRX`)
     // left the caller's position on its prompt line, which the pager erases as it goes on:
     // noted as a read's is, so the next result does not say that line was redrawn.
@@ -222,14 +215,15 @@ struct Ran {
     retained: Option<(u64, u64)>,
     /// The client can ask its person (for a password: `secret=true`).
     can_ask: bool,
-    /// The session's recording's file lacks the rest of it.
-    recording_failed: bool,
+    /// What went wrong with the session's recording, if anything
+    /// ([`recording_word`](super::render::recording_word)).
+    recording: Option<&'static str>,
 }
 
 /// Lays out `terminal_run`'s result within `budget`: the command takes its part, the end of
 /// the output the rest.
 fn run_result(ran: Ran, command: &str, result: &CommandResult, budget: &mut Budget) -> ToolOutput {
-    let Ran { id, new_session, closed, alternate, retained, can_ask, recording_failed } = ran;
+    let Ran { id, new_session, closed, alternate, retained, can_ask, recording } = ran;
     let command = budget.label(command, LABEL, "command");
     let (output, omitted) = budget.end(&result.output, usize::MAX);
     // The command is not repeated: the model just wrote it (structuredContent carries it).
@@ -273,8 +267,8 @@ fn run_result(ran: Ran, command: &str, result: &CommandResult, budget: &mut Budg
             "[the terminal was left on the alternate screen, whose text is not in the output]",
         );
     }
-    if recording_failed {
-        push_block(&mut text, &format!("[{RECORDING_FAILED}: terminal_list says why]"));
+    if let Some(word) = recording {
+        push_block(&mut text, &format!("[{word}: terminal_list says why and where it is]"));
     }
     let secs = result.duration.as_secs_f64();
     // A call that named its session is not told it again.
@@ -531,9 +525,9 @@ pub(crate) fn close(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
     let omitted = earlier + cut;
     let (exit_code, exit_signal) = exit_parts(Some(ended));
     // Once closed, the recording is all written, or its error known.
-    let recording = session.info().ok().and_then(|info| info.recording_error);
-    let mut text = match &recording {
-        Some(error) => format!("[closed · {how} · {}]", recording_failed(error)),
+    let info = session.info().ok();
+    let mut text = match info.as_ref().and_then(recording_line) {
+        Some(recording) => format!("[closed · {how} · {recording}]"),
         None => format!("[closed · {how}]"),
     };
     if let Some(note) = dropped_note(missed) {
@@ -554,7 +548,9 @@ pub(crate) fn close(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         "output": output,
         "output_omitted_bytes": omitted,
     });
-    put_recording_error(&mut structured, recording.as_deref());
+    if let Some(info) = &info {
+        put_recording_error(&mut structured, info);
+    }
     Ok(ToolOutput::new(text, structured))
 }
 
@@ -604,8 +600,8 @@ pub(crate) fn list(call: &Call, _args: &Args) -> Result<ToolOutput, ToolError> {
                 ago.as_secs_f64(),
             ),
         };
-        let line = match &info.recording_error {
-            Some(error) => format!("{line} · {}", recording_failed(error)),
+        let line = match recording_line(info) {
+            Some(recording) => format!("{line} · {recording}"),
             None => line,
         };
         push_block(&mut text, &line);
@@ -628,7 +624,7 @@ pub(crate) fn list(call: &Call, _args: &Args) -> Result<ToolOutput, ToolError> {
             // (What the text's line says it does: waiting for keys, at the prompt.)
             "status": status_json(&info.status),
         });
-        put_recording_error(&mut entry, info.recording_error.as_deref());
+        put_recording_error(&mut entry, info);
         entries.push(entry);
     }
     if sessions.is_empty() {
@@ -731,7 +727,7 @@ mod tests {
             alternate: false,
             retained,
             can_ask: false,
-            recording_failed: false,
+            recording: None,
         };
         let text =
             run_result(ran(Some((100, 2_100))), "seq", &result, &mut Budget::with_copies(4_000, 1))
@@ -782,7 +778,7 @@ mod tests {
                             alternate: true,
                             retained: Some((u64::MAX - 1, u64::MAX)),
                             can_ask: false,
-                            recording_failed: true,
+                            recording: Some("recording not at its path"),
                         },
                         &worst::string(500),
                         &result,

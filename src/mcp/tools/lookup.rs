@@ -8,7 +8,7 @@ use crate::Session;
 
 use super::args::Args;
 use super::budget::Budget;
-use super::render::{Header, header, push_block, recording_has_failed, status_json};
+use super::render::{Header, header, push_block, recording_word, status_json};
 use super::view::max_bytes;
 use super::waits::Report;
 use super::{ToolError, ToolOutput};
@@ -68,7 +68,7 @@ pub(crate) fn lookup(
         status: &status,
         at: None,
         wait: wait.as_deref(),
-        recording_failed: recording_has_failed(session),
+        recording: session.info().ok().and_then(|info| recording_word(&info)),
     }
     .render();
     push_block(&mut text, &block);

@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use crate::{Activity, ExitStatus, Process, Session, SessionId, Status};
+use crate::{Activity, ExitStatus, Process, Session, SessionId, SessionInfo, Status};
 
 /// How a program ended, as (code, signal).
 pub(crate) fn exit_parts(status: Option<ExitStatus>) -> (Option<i32>, Option<i32>) {
@@ -43,15 +43,20 @@ pub(crate) fn status_json(status: &Status) -> Value {
 /// its recording failed, e.g. `[bash at the shell prompt · last exit 0]`.
 pub(crate) fn header(session: &Session) -> crate::Result<String> {
     let status = session.status()?;
-    let recording_failed = recording_has_failed(session);
-    Ok(Header { started: None, status: &status, at: None, wait: None, recording_failed }.render())
+    let recording = session.info().ok().and_then(|info| recording_word(&info));
+    Ok(Header { started: None, status: &status, at: None, wait: None, recording }.render())
 }
 
-/// Whether `session`'s recording's file lacks the rest of it
-/// ([`SessionInfo::recording_error`](crate::SessionInfo::recording_error)), as every status
-/// header says.
-pub(crate) fn recording_has_failed(session: &Session) -> bool {
-    session.info().is_ok_and(|info| info.recording_error.is_some())
+/// What every status header says of a session's recording that went wrong, in a few fixed
+/// bytes: [`RECORDING_FAILED`] when its file lacks the rest of it, or
+/// [`SessionInfo::recording_heading`]'s `recording not at its path` when it is whole under
+/// its temporary name ([`SessionInfo::recording_kept_at`], which `terminal_list` and
+/// `terminal_close` give); nothing when nothing went wrong.
+pub(crate) fn recording_word(info: &SessionInfo) -> Option<&'static str> {
+    match info.recording_kept_at {
+        Some(_) => info.recording_heading(),
+        None => info.recording_error.as_ref().map(|_| RECORDING_FAILED),
+    }
 }
 
 /// A result's first line: the session when this call started it (a call that named its
@@ -68,8 +73,8 @@ pub(crate) struct Header<'a> {
     pub at: Option<&'a str>,
     /// What ended the call's wait.
     pub wait: Option<&'a str>,
-    /// The session's recording's file lacks the rest of it ([`RECORDING_FAILED`]).
-    pub recording_failed: bool,
+    /// What went wrong with the session's recording, if anything ([`recording_word`]).
+    pub recording: Option<&'a str>,
 }
 
 impl Header<'_> {
@@ -86,9 +91,7 @@ impl Header<'_> {
         if let Some(code) = status.last_exit_code.filter(|_| at_prompt) {
             parts.push(format!("last exit {code}"));
         }
-        if self.recording_failed {
-            parts.push(RECORDING_FAILED.to_owned());
-        }
+        parts.extend(self.recording.map(str::to_owned));
         parts.extend(self.wait.map(str::to_owned));
         format!("[{}]", parts.join(" · "))
     }
@@ -143,17 +146,29 @@ pub(crate) fn recording_error(error: &str) -> String {
     error.chars().map(|c| if c.is_control() || c == '"' || c == '\\' { '?' } else { c }).collect()
 }
 
-/// What a session's line says of its failed recording: `recording failed: No space left on
-/// device` (see [`recording_error`]).
-pub(crate) fn recording_failed(error: &str) -> String {
-    format!("{RECORDING_FAILED}: {}", recording_error(error))
+/// What a session's line (`terminal_list`, `terminal_close`) says of its recording that went
+/// wrong: `recording failed: No space left on device`, or, for one whole under its temporary
+/// name, `recording not at its path, it is at "/dir/.termloom-recording-….tmp": ` and why
+/// (the error in few bytes, [`recording_error`]; the path whole, as the next step needs it).
+/// Nothing when nothing went wrong.
+pub(crate) fn recording_line(info: &SessionInfo) -> Option<String> {
+    let error = recording_error(info.recording_error.as_deref()?);
+    let word = recording_word(info)?;
+    Some(match &info.recording_kept_at {
+        Some(kept) => format!("{word}, it is at {kept:?}: {error}"),
+        None => format!("{word}: {error}"),
+    })
 }
 
-/// Puts a recording's `error`, if there is one, in a result's structured content as
-/// `recording_error` (see [`recording_error`]); without one the field is left out.
-pub(crate) fn put_recording_error(structured: &mut Value, error: Option<&str>) {
-    if let Some(error) = error {
+/// Puts what went wrong with a session's recording, if anything, in a result's structured
+/// content: `recording_error` (see [`recording_error`]) and, when the recording is not at its
+/// path, `recording_kept_at`, where it is (whole); without an error both are left out.
+pub(crate) fn put_recording_error(structured: &mut Value, info: &SessionInfo) {
+    if let Some(error) = &info.recording_error {
         structured["recording_error"] = json!(recording_error(error));
+    }
+    if let Some(kept) = info.recording_kept_at.as_ref().filter(|_| info.recording_error.is_some()) {
+        structured["recording_kept_at"] = json!(kept.to_string_lossy());
     }
 }
 
@@ -183,7 +198,7 @@ mod tests {
 
     /// The header of a session in `status` whose recording did not fail.
     fn header(status: &Status) -> String {
-        Header { started: None, status, at: None, wait: None, recording_failed: false }.render()
+        Header { started: None, status, at: None, wait: None, recording: None }.render()
     }
 
     #[test]
@@ -201,7 +216,7 @@ mod tests {
             status: &status,
             at: None,
             wait: None,
-            recording_failed: false,
+            recording: None,
         };
         assert_eq!(started.render(), "[session 3 started · python3 waiting for input]");
         // A program in a multiplexer's pane that its server reads for says so.
@@ -218,12 +233,11 @@ mod tests {
         let exited = Status { activity: Activity::Exited(crate::ExitStatus::Code(7)), ..prompt };
         assert_eq!(header(&exited), "[bash exited (exit code 7)]");
         // A recording that failed is said in few bytes, the OS error's number left out.
-        let failed =
-            Header { started: None, status: &exited, at: None, wait: None, recording_failed: true };
+        let recording = Some(RECORDING_FAILED);
+        let failed = Header { started: None, status: &exited, at: None, wait: None, recording };
         assert_eq!(failed.render(), "[bash exited (exit code 7) · recording failed]");
-        // Its reason, where one is given, in few bytes: the OS error's number left out.
-        let full = recording_failed("No space left on device (os error 28)");
-        assert_eq!(full, "recording failed: No space left on device");
+        let full = recording_error("No space left on device (os error 28)");
+        assert_eq!(full, "No space left on device");
         assert_eq!(recording_error("odd (os error x)"), "odd (os error x)");
         assert_eq!(recording_error("a\u{1b}[31m\"b\\"), "a?[31m?b?");
         assert_eq!(recording_error(&"é".repeat(100)).len(), 60);

@@ -521,8 +521,9 @@ struct Reading {
     /// The rows below the cursor no line read holds, the first's number, and whether they are
     /// those the caller was shown last (see [`below_cursor`]): then they are not repeated.
     below: Option<(u16, String, bool)>,
-    /// The session's recording's file lacks the rest of it (the header says so).
-    recording_failed: bool,
+    /// What went wrong with the session's recording, if anything (the header says so:
+    /// [`recording_word`](super::render::recording_word)).
+    recording: Option<&'static str>,
 }
 
 /// Builds the result of a reading tool: the header (saying whether this call `started` the
@@ -721,6 +722,7 @@ pub(crate) fn show(
         let shape = seen.shape(id, &frame, args.whole);
         (s, frame, shape)
     });
+    let recording = super::render::recording_word(&info);
     let mut reading = Reading {
         id,
         pid: info.pid,
@@ -730,7 +732,7 @@ pub(crate) fn show(
         cursor_row,
         unshown,
         below,
-        recording_failed: info.recording_error.is_some(),
+        recording,
     };
     let (mut output, mut screen_whole) =
         layout(&reading, args.view, Budget::new(call, args.max_bytes), wait, started);
@@ -1003,7 +1005,7 @@ fn layout(
         status: &reading.new.status,
         at: prompt.as_deref(),
         wait: waited.as_deref(),
-        recording_failed: reading.recording_failed,
+        recording: reading.recording,
     }
     .render();
     // A wait this start asked for that was refused once the program ran: said first, with
@@ -1219,7 +1221,8 @@ mod tests {
             cursor_row: Some((worst::string(100), worst::string(100))),
             unshown: Some((u64::MAX - 1, u64::MAX)),
             below: Some((u16::MAX, worst::string(3000), false)),
-            recording_failed: true,
+            // The longer of the two words a header says of a recording.
+            recording: Some("recording not at its path"),
         }
     }
 
