@@ -415,6 +415,32 @@ fn a_second_sighup_leaves_the_sessions_their_grace() {
     assert_eq!(code, Some(128 + 15), "the second SIGHUP ended the server");
 }
 
+/// `termloom mcp --server` on `socket`, its host's input ending at once: its output.
+fn proxy_with_no_host(socket: &Path) -> Output {
+    Command::new(TERMLOOM)
+        .args(["mcp", "--server", "--socket"])
+        .arg(socket)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
+}
+
+/// A server whose one session, `stubborn`, ignores HUP and TERM, with a close grace of a
+/// minute.
+fn stubborn_server() -> TestServer {
+    let stubborn = "trap '' HUP TERM; echo ignoring; exec sleep 1000";
+    server_with_session("close_grace_ms = 60000\n", "stubborn", stubborn, "ignoring")
+}
+
+/// A server with the configuration `toml` and one session, `name`, running `sh -c script`,
+/// once its screen shows `ready`.
+fn server_with_session(toml: &str, name: &str, script: &str, ready: &str) -> TestServer {
+    let server = TestServer::with_config(toml);
+    server.ok(&["start", "--name", name, "--", "sh", "-c", script]);
+    server.ok(&["wait", name, "--wait-screen", ready]);
+    server
+}
+
 /// Sends `first` to a server whose one session ignores HUP and TERM (a close grace of a
 /// minute), waits until it stops accepting connections (the signal taken), then sends
 /// `then`: the exit code of the server, which must end within `LONG`, its session's program
@@ -423,10 +449,7 @@ fn stop_a_server_of_a_stubborn_session(
     first: rustix::process::Signal,
     then: &[rustix::process::Signal],
 ) -> Option<i32> {
-    let mut server = TestServer::with_config("close_grace_ms = 60000\n");
-    let stubborn = "trap '' HUP TERM; echo ignoring; exec sleep 1000";
-    server.ok(&["start", "--name", "stubborn", "--", "sh", "-c", stubborn]);
-    server.ok(&["wait", "stubborn", "--wait-screen", "ignoring"]);
+    let mut server = stubborn_server();
     let pid = session_pid(&server, 1);
     let send = |signal| {
         let pid = rustix::process::Pid::from_raw(server.pid()).unwrap();
@@ -475,6 +498,21 @@ fn a_start_while_an_unreachable_server_closes_waits_for_it() {
     assert!(ends_within(pid, Duration::ZERO), "the first server's session is closed");
     assert!(server.ok(&["list"]).contains("next"), "a new server runs there");
     server.ok(&["kill-server"]);
+}
+
+/// A `start` while the server whose socket was removed closes a session that takes its
+/// whole grace says that server is closing, as the server it started does: the client gave
+/// up first (both waited 10 s), saying the new server did not listen (no such file) and
+/// advising to remove the options file, and "is closing" was only in the log.
+#[test]
+fn a_start_while_a_stubborn_server_closes_says_it_is_closing() {
+    let server = stubborn_server();
+    std::fs::remove_file(&server.socket).unwrap();
+    let started = server.cli(&["start", "--name", "next", "--", "cat"]);
+    assert_eq!(started.status.code(), Some(1), "{}", describe(&started));
+    let stderr = String::from_utf8_lossy(&started.stderr);
+    assert!(stderr.contains("is closing") && stderr.contains("start one again"), "{stderr}");
+    assert!(!stderr.contains("remove that file"), "no advice about its options: {stderr}");
 }
 
 #[test]
@@ -626,7 +664,12 @@ fn a_client_says_a_path_that_is_no_socket_is_no_servers() {
     let dir = private_dir();
     let file = dir.join("notes.txt");
     std::fs::write(&file, "precious\n").unwrap();
-    for path in [&*dir, &file] {
+    // A link that leads nowhere: not a stopped server's socket either, since a server never
+    // listens through a link. `start` made the log beside it and started a server that
+    // refused it, and `list` said "no sessions".
+    let dangling = dir.join("dangling");
+    std::os::unix::fs::symlink(dir.join("nothing"), &dangling).unwrap();
+    for path in [&*dir, &file, &dangling] {
         for args in [
             &["list"][..],
             &["list", "--json"],
@@ -655,8 +698,10 @@ fn a_client_says_a_path_that_is_no_socket_is_no_servers() {
         }
     }
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "precious\n");
-    let left: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
-    assert_eq!(left, ["notes.txt"], "nothing is made beside them");
+    let mut left: Vec<_> =
+        std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+    left.sort();
+    assert_eq!(left, ["dangling", "notes.txt"], "nothing is made beside them");
 }
 
 /// Only a socket that refuses connections is a stopped server's: a live socket of another
@@ -780,12 +825,7 @@ fn a_server_of_another_user_is_not_talked_to() {
     let error: Value = serde_json::from_slice(&listed.stdout).unwrap();
     assert_eq!(error["error"]["kind"], "server", "{}", describe(&listed));
     // An MCP host's proxy does not relay to it either.
-    let proxy = Command::new(TERMLOOM)
-        .args(["mcp", "--server", "--socket"])
-        .arg(&socket)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
+    let proxy = proxy_with_no_host(&socket);
     assert_eq!(proxy.status.code(), Some(1), "{}", describe(&proxy));
     assert!(String::from_utf8_lossy(&proxy.stderr).contains("runs as uid 65534"));
     // Nothing reached it: its own user finds no session there.
@@ -1060,9 +1100,47 @@ fn a_client_connecting_as_an_idle_server_exits_is_answered() {
         dropped.is_empty(),
         "dropped: {dropped:?} (served {served}, turned away {turned_away})"
     );
-    // A command turned away connects again, and finds no server (or starts one).
-    let listed = cli(&socket, &["list"]);
-    assert!(listed.status.success(), "{}", describe(&listed));
+}
+
+/// A command turned away by a server stopping as it connected (`server_stopping`) connects
+/// again, once. The server here is a scripted peer on a real socket: it turns the first
+/// connection away so, and refuses the next one with a message of its own, which the command
+/// must then say.
+/// `termloom mcp --server`, which connected once to see a server runs and again to relay,
+/// did not connect again: it failed saying the server refused the connection.
+#[test]
+fn a_command_turned_away_as_the_server_stops_connects_again() {
+    let dir = private_dir();
+    let socket = dir.join("s");
+    let stopping = json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32600,
+        "message": "stopping", "data": {"code": "server_stopping"}}});
+    let second = json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32600,
+        "message": "the scripted peer's second connection"}});
+    // A connection answered `None` is closed unanswered (the proxy's first, which only
+    // finds out whether a server runs).
+    let peer = |script: Vec<Option<Value>>| {
+        let listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+        std::thread::spawn(move || {
+            for answer in script {
+                let (stream, _) = listener.accept().unwrap();
+                if let Some(answer) = answer {
+                    let _ = (&stream).write_all(format!("{answer}\n").as_bytes());
+                }
+            }
+        })
+    };
+    let check = |output: Output, peer: std::thread::JoinHandle<()>| {
+        assert_eq!(output.status.code(), Some(1), "{}", describe(&output));
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains("the scripted peer's second connection"), "{stderr}");
+        peer.join().unwrap();
+        std::fs::remove_file(&socket).unwrap();
+    };
+    let listing = peer(vec![Some(stopping.clone()), Some(second.clone())]);
+    check(cli(&socket, &["list"]), listing);
+    let relaying = peer(vec![None, Some(stopping), None, Some(second)]);
+    let proxy = proxy_with_no_host(&socket);
+    check(proxy, relaying);
 }
 
 #[test]
@@ -2093,11 +2171,8 @@ mod attach {
 
     /// A server with a small input queue and session `deaf`, whose program reads nothing.
     fn deaf_session() -> TestServer {
-        let server = TestServer::with_config("write_queue_bytes = 1024\n");
         let deaf = "stty raw -echo; echo ready; exec sleep 1000";
-        server.ok(&["start", "--name", "deaf", "--", "sh", "-c", deaf]);
-        server.ok(&["wait", "deaf", "--wait-screen", "ready"]);
-        server
+        server_with_session("write_queue_bytes = 1024\n", "deaf", deaf, "ready")
     }
 
     /// What a person types that the session cannot take (its input queue full, its program
@@ -2125,15 +2200,7 @@ mod attach {
     fn refused_input_without_a_status_line_is_said_on_stderr_at_once() {
         let server = deaf_session();
         let log = server.socket.parent().unwrap().join("attach.err");
-        let person = TestSession::builder("sh")
-            .args(["-c", r#""$0" attach deaf --takeover --no-status --socket "$1" 2>"$2""#])
-            .arg(TERMLOOM)
-            .arg(&server.socket)
-            .arg(&log)
-            .size(80, 24)
-            .start();
-        person.wait_for_screen_text("ready");
-        person.session().send_bytes(&vec![b'x'; 400_000]).unwrap();
+        let person = refused_without_a_status_line(&server, &log);
         let deadline = std::time::Instant::now() + LONG;
         let said = loop {
             let said = std::fs::read_to_string(&log).unwrap_or_default();
@@ -2149,6 +2216,66 @@ mod attach {
         assert_eq!(said.lines().count(), 1, "once for the run: {said}");
         person.session().send_bytes(DETACH).unwrap();
         assert!(person.wait_for_exit().success());
+    }
+
+    /// Attaches to `server`'s deaf session, holding it, with `--no-status` and stderr to
+    /// `stderr`, and types more than it takes.
+    fn refused_without_a_status_line(server: &TestServer, stderr: &Path) -> TestSession {
+        let person = TestSession::builder("sh")
+            .args(["-c", r#""$0" attach deaf --takeover --no-status --socket "$1" 2>"$2""#])
+            .arg(TERMLOOM)
+            .arg(&server.socket)
+            .arg(stderr)
+            .size(80, 24)
+            .start();
+        person.wait_for_screen_text("ready");
+        person.session().send_bytes(&vec![b'x'; 400_000]).unwrap();
+        person
+    }
+
+    /// With `--no-status` and stderr a pipe nobody reads, full, refused input holds nothing
+    /// up: its line was written on attach's event loop, which then waited for the pipe, so
+    /// Ctrl-] was never taken (the view never left). Now the line waits, bounded, to be
+    /// written by a thread of its own, and is written once the pipe is read.
+    #[test]
+    fn refused_input_said_on_a_full_stderr_pipe_holds_nothing_up() {
+        use std::os::unix::fs::OpenOptionsExt;
+        let server = deaf_session();
+        let fifo = server.socket.parent().unwrap().join("attach.err");
+        assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+        let nonblocking = rustix::fs::OFlags::NONBLOCK.bits() as i32;
+        let open = |read: bool| {
+            std::fs::OpenOptions::new()
+                .read(read)
+                .write(!read)
+                .custom_flags(nonblocking)
+                .open(&fifo)
+                .unwrap()
+        };
+        // The reader is the test's, which reads nothing until the end; filled to the brim.
+        let reader = open(true);
+        let filler = open(false);
+        loop {
+            match (&filler).write(&[b'.'; 4096]) {
+                Ok(_) => {}
+                Err(err) if err.kind() == std::io::ErrorKind::WouldBlock => break,
+                Err(err) => panic!("{err}"),
+            }
+        }
+        drop(filler);
+        let person = refused_without_a_status_line(&server, &fifo);
+        // Refused before the release is answered (answers come in order): leaving is taken.
+        person.session().send_bytes(DETACH).unwrap();
+        person.wait_for_screen("the view left", |screen| !screen.alternate);
+        rustix::fs::fcntl_setfl(&reader, rustix::fs::OFlags::empty()).unwrap();
+        let drained = std::thread::spawn(move || {
+            let mut said = Vec::new();
+            let _ = (&reader).read_to_end(&mut said);
+            String::from_utf8_lossy(&said).trim_start_matches('.').to_owned()
+        });
+        assert!(person.wait_for_exit().success());
+        let said = drained.join().unwrap();
+        assert!(said.contains("what you typed was refused"), "{said}");
     }
 
     /// What a person types is sent whole: a long paste, read in pieces, has no character

@@ -9,11 +9,13 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use termloom::server::{
-    Client, check_socket_dir, check_socket_path, prepare_socket_dir, socket_path,
+    CLOSING_WAIT, Client, check_socket_dir, check_socket_path, prepare_socket_dir, socket_path,
 };
 
-/// How long a client waits for a server it started to listen.
-const START_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long a client waits for a server it started to listen: longer than that server waits
+/// for one still closing on the socket ([`CLOSING_WAIT`]), so that the client sees it give up
+/// and says why, rather than give up first, advising what does not help.
+const START_TIMEOUT: Duration = CLOSING_WAIT.saturating_add(Duration::from_secs(5));
 
 /// Which server a command talks to.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -144,7 +146,14 @@ impl Target {
             let now = Instant::now();
             if now >= give_up {
                 let why = not_listening(&self.socket, &log, logged_before, &err, &mut server);
-                return Err(with_remembered(why, &self.socket, &remembered));
+                // One that found the server before it still closing (its log said so) failed
+                // for no fault of its options.
+                let closing = matches!(server.try_wait(), Ok(Some(status))
+                    if status.code() == Some(super::server::EXIT_CLOSING.into()));
+                return Err(match closing {
+                    true => why,
+                    false => with_remembered(why, &self.socket, &remembered),
+                });
             }
             // A server that exited has failed, unless it lost the socket's lock to another
             // client's, which holds the lock only to listen at once: give that one a moment.

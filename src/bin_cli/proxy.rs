@@ -33,27 +33,20 @@ const INTERNAL_ERROR: i64 = -32603;
 
 /// Relays until the host closes stdin and the server has answered, or the server goes away.
 pub(super) fn run(target: &Target) -> ExitCode {
-    let stream = match target
-        .connect_or_start()
-        .and_then(|_| termloom::server::connect(&target.socket).map_err(|e| e.to_string()))
-    {
-        Ok(stream) => stream,
-        Err(message) => {
+    // A server that was stopping as this connected (an idle exit at that very moment) turned
+    // it away having done nothing: connected again, once, as the other commands do, which
+    // starts a new server.
+    let opened = match open(target) {
+        Err(Opened::TurnedAway(_)) => open(target),
+        opened => opened,
+    };
+    let (mut to_server, mut from_server) = match opened {
+        Ok(ends) => ends,
+        Err(Opened::Failed(message) | Opened::TurnedAway(message)) => {
             say!("termloom: {message}");
             return ExitCode::FAILURE;
         }
     };
-    let Ok(mut to_server) = stream.try_clone() else {
-        say!("termloom: cannot use the connection to the server");
-        return ExitCode::FAILURE;
-    };
-    // The connection relays an MCP host: a malformed or oversized message from the host is
-    // answered and skipped, as `termloom mcp` does, rather than ending the connection.
-    let mut from_server = std::io::BufReader::new(stream);
-    if let Err(message) = say_mcp_hello(&mut to_server, &mut from_server) {
-        say!("termloom: {message}");
-        return ExitCode::FAILURE;
-    }
     let pending = Arc::new(Pending::default());
     let host_done = Arc::new(AtomicBool::new(false));
     {
@@ -276,25 +269,70 @@ impl Lines {
     }
 }
 
+/// Why a connection to the server was not opened.
+enum Opened {
+    /// The server turned it away as it stopped (`server_stopping`): to connect again.
+    TurnedAway(String),
+    /// Anything else.
+    Failed(String),
+}
+
+/// Connects to the server (starting one if none runs) and says hello: the ends to write to
+/// and read from.
+fn open(target: &Target) -> Result<(UnixStream, std::io::BufReader<UnixStream>), Opened> {
+    let stream = target
+        .connect_or_start()
+        .and_then(|_| termloom::server::connect(&target.socket).map_err(|e| e.to_string()))
+        .map_err(Opened::Failed)?;
+    let Ok(mut to_server) = stream.try_clone() else {
+        return Err(Opened::Failed("cannot use the connection to the server".to_owned()));
+    };
+    // The connection relays an MCP host: a malformed or oversized message from the host is
+    // answered and skipped, as `termloom mcp` does, rather than ending the connection.
+    let mut from_server = std::io::BufReader::new(stream);
+    say_mcp_hello(&mut to_server, &mut from_server)?;
+    Ok((to_server, from_server))
+}
+
 /// Tells the server that the connection relays an MCP host (`termloom/hello` with `"mcp":
 /// true`), before anything of the host's; reads its answer, the first line the server sends.
 fn say_mcp_hello(
     to: &mut UnixStream,
     from: &mut std::io::BufReader<UnixStream>,
-) -> Result<(), String> {
+) -> Result<(), Opened> {
+    use std::io::ErrorKind;
     let hello = serde_json::json!({"jsonrpc": "2.0", "id": HELLO_ID, "method": "termloom/hello",
         "params": {"protocol": termloom::server::OLDEST_PROTOCOL, "mcp": true}});
-    let failed = |err: std::io::Error| format!("the connection to the server failed: {err}");
-    to.write_all(format!("{hello}\n").as_bytes()).map_err(failed)?;
+    let failed =
+        |err: std::io::Error| Opened::Failed(format!("the connection to the server failed: {err}"));
+    // A server turning the connection away may have closed it before reading the hello.
+    let written = to.write_all(format!("{hello}\n").as_bytes());
+    if let Err(err) = &written
+        && !matches!(err.kind(), ErrorKind::BrokenPipe | ErrorKind::ConnectionReset)
+    {
+        return Err(failed(written.unwrap_err()));
+    }
     let mut line = String::new();
     std::io::BufRead::read_line(from, &mut line).map_err(failed)?;
-    let answer: serde_json::Value = serde_json::from_str(&line)
-        .map_err(|_| "the termloom server closed the connection without answering".to_owned())?;
+    let answer: serde_json::Value = match serde_json::from_str(&line) {
+        Ok(answer) => answer,
+        Err(_) => {
+            written.map_err(failed)?;
+            let closed = "the termloom server closed the connection without answering";
+            return Err(Opened::Failed(closed.to_owned()));
+        }
+    };
     match answer.get("error") {
-        Some(error) => Err(format!(
-            "the termloom server refused the connection: {}",
-            error["message"].as_str().unwrap_or("no reason given")
-        )),
+        Some(error) => {
+            let message = format!(
+                "the termloom server refused the connection: {}",
+                error["message"].as_str().unwrap_or("no reason given")
+            );
+            match error["data"]["code"] == termloom::server::SERVER_STOPPING {
+                true => Err(Opened::TurnedAway(message)),
+                false => Err(Opened::Failed(message)),
+            }
+        }
         None => Ok(()),
     }
 }

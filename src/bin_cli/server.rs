@@ -32,7 +32,8 @@ on SIGTERM or SIGINT, closing every session (no process is left behind, even
 if it is killed: its supervisor ends the sessions); a second SIGTERM or SIGINT
 while they close kills them at once. It also closes every session and exits
 once its socket is removed (its directory too, as at logout): no client could
-reach them.
+reach them. A server started while such a one still closes waits for it, at
+most 10 s, then exits 75 saying so.
 
 Options:
   -L NAME                       A separate server by name (default \"default\").
@@ -57,6 +58,10 @@ Options:
                                 and ignore SIGHUP.
   -h, --help                    Show this help.
 ";
+
+/// The exit code of a server that did not start because the one before it on its socket
+/// was still closing (`EX_TEMPFAIL`: start one again once it has).
+pub(super) const EXIT_CLOSING: u8 = 75;
 
 /// Runs the server.
 pub(super) fn main(args: Vec<OsString>) -> ExitCode {
@@ -158,6 +163,11 @@ pub(super) fn main(args: Vec<OsString>) -> ExitCode {
         Err(err) => {
             engine.shutdown();
             say!("termloom: {err}");
+            // A server still closing there (see termloom::server::CLOSING_WAIT): no fault of
+            // this one's options, as a client that started it tells its caller.
+            if err.kind() == std::io::ErrorKind::ResourceBusy {
+                return ExitCode::from(EXIT_CLOSING);
+            }
             return ExitCode::FAILURE;
         }
     };

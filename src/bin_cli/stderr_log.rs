@@ -109,6 +109,13 @@ impl LineQueue {
     }
 }
 
+/// Queues `line` for stderr, as a log line is: for a thread that must not wait for stderr
+/// (`attach`'s, whose events would stop once a stderr pipe nobody reads is full). Past the
+/// queue's lines, it is dropped, and a line then says how many were.
+pub(crate) fn to_stderr_queued(line: String) {
+    queue().push(line);
+}
+
 /// Writes `line` and a line feed to stderr, and carries on if that fails: `eprintln!` panics
 /// when stderr cannot be written (a host that closed its end of the pipe), and a log line or
 /// a notice must not take down the thread that writes it (the MCP server's, or the one that

@@ -213,6 +213,10 @@ impl Hub {
                 if let Ok(stream) = stream {
                     turn_away(stream);
                 }
+                // Shut first (as `stop` does, which may not have yet: the idle watcher
+                // decides before it calls it), so that no connection queues behind the last
+                // one turned away, unanswered.
+                let _ = rustix::net::shutdown(listener, rustix::net::Shutdown::Both);
                 turn_away_queued(listener);
                 break;
             }
@@ -277,6 +281,12 @@ impl Hub {
         }
         {
             let mut life = lock(&self.life);
+            // Stopping since this connection was taken (an idle exit decided meanwhile, which
+            // counted no connection): turned away, not served by a server about to exit.
+            if life.stopping {
+                drop(life);
+                return turn_away(stream);
+            }
             if life.connections >= self.options.max_connections {
                 drop(life);
                 let message = format!(
@@ -369,6 +379,10 @@ impl Hub {
                     life = accepted.unwrap_or_else(|e| e.into_inner()).0;
                     continue;
                 }
+                // Decided under the lock the look was made under: a connection the accepting
+                // thread takes after it is turned away ([`Hub::accept`]), not served by a
+                // server about to exit.
+                life.stopping = true;
                 drop(life);
                 log::info!("termloom server: idle for {idle_exit:?}; exiting");
                 self.stop();

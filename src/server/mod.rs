@@ -84,8 +84,8 @@ use crate::Engine;
 
 pub use client::{Client, Reply, Sender};
 pub use socket::{
-    check_socket_dir, check_socket_path, check_socket_place, connect, prepare_socket_dir,
-    socket_dir, socket_path,
+    CLOSING_WAIT, check_socket_dir, check_socket_path, check_socket_place, connect,
+    prepare_socket_dir, socket_dir, socket_path,
 };
 
 /// Detaches a server started by a client (`termloom server --detach`) from it, before it

@@ -311,16 +311,18 @@ pub(crate) fn bind(path: &Path) -> io::Result<Bound> {
 }
 
 /// How long a server waits for the lock of one that no longer listens on the socket (see
-/// [`take_lock`]).
-const CLOSING_WAIT: Duration = Duration::from_secs(10);
+/// [`take_lock`]). A client that starts a server waits longer for it to listen, so that it
+/// sees such a server fail, saying why, rather than give up first.
+pub const CLOSING_WAIT: Duration = Duration::from_secs(10);
 
 /// Takes the socket's `lock`, the one server on `path`'s. A server that holds it and
 /// listens there is running: refused at once, saying `termloom kill-server` stops it. One
 /// that holds it and does not listen there (its socket removed, as by `rm`, or shut at a
 /// stop) is closing its sessions and exits, which `kill-server` cannot hasten (it cannot
-/// reach it): its lock is waited for, at most [`CLOSING_WAIT`], the time a client waits for
-/// the server it started, and is safe to take then, since a server never makes its socket
-/// again and removes only its own. Past that, the error says it is closing.
+/// reach it): its lock is waited for, at most [`CLOSING_WAIT`] (less than a client waits for
+/// the server it started), and is safe to take then, since a server never makes its socket
+/// again and removes only its own. Past that, an [`io::ErrorKind::ResourceBusy`] error says
+/// it is closing (one that listens is [`io::ErrorKind::AddrInUse`]).
 fn take_lock(lock: &File, path: &Path) -> io::Result<()> {
     let deadline = Instant::now() + CLOSING_WAIT;
     let listening = loop {
@@ -334,18 +336,24 @@ fn take_lock(lock: &File, path: &Path) -> io::Result<()> {
         }
         std::thread::sleep(Duration::from_millis(20));
     };
-    let why = match listening {
-        true => format!(
-            "a termloom server is already running on {}; stop it with `termloom kill-server`, or use another socket (-L NAME)",
-            path.display()
+    let (kind, why) = match listening {
+        true => (
+            io::ErrorKind::AddrInUse,
+            format!(
+                "a termloom server is already running on {}; stop it with `termloom kill-server`, or use another socket (-L NAME)",
+                path.display()
+            ),
         ),
-        false => format!(
-            "the termloom server of {} is closing: its socket was removed, so no client (not `termloom kill-server`) can reach it, and it closes its sessions, each given its close grace, and exits; it still had not after {} s: start one again once it has, or use another socket (-L NAME)",
-            path.display(),
-            CLOSING_WAIT.as_secs()
+        false => (
+            io::ErrorKind::ResourceBusy,
+            format!(
+                "the termloom server of {} is closing: its socket was removed, so no client (not `termloom kill-server`) can reach it, and it closes its sessions, each given its close grace, and exits; it still had not after {} s: start one again once it has, or use another socket (-L NAME)",
+                path.display(),
+                CLOSING_WAIT.as_secs()
+            ),
         ),
     };
-    Err(io::Error::new(io::ErrorKind::AddrInUse, why))
+    Err(io::Error::new(kind, why))
 }
 
 /// What is at a server socket's path.
@@ -426,13 +434,17 @@ pub(crate) fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
 /// (`SO_PEERCRED`); a refusal is an [`io::ErrorKind::PermissionDenied`] error that names
 /// its uid. A path too long for a socket is an [`io::ErrorKind::InvalidInput`] error
 /// ([`check_socket_path`]), and a path where something other than a socket is (a directory,
-/// a file named with `--socket` by mistake), which refuses connections as a stopped server's
-/// socket does, is [`check_socket_place`]'s [`io::ErrorKind::AlreadyExists`] error saying it
-/// is no server's socket, not taken for a server that is not running.
+/// a file named with `--socket` by mistake, a link that leads to no listening socket, even
+/// one that leads nowhere), which refuses connections as a stopped server's socket does or
+/// is missing as no server's is, is [`check_socket_place`]'s [`io::ErrorKind::AlreadyExists`]
+/// error saying it is no server's socket, not taken for a server that is not running (nor
+/// one started there, which would refuse the path too).
 pub fn connect(socket: &Path) -> io::Result<UnixStream> {
     check_socket_path(socket)?;
     let stream = UnixStream::connect(socket).map_err(|err| match err.kind() {
-        io::ErrorKind::ConnectionRefused => check_socket_place(socket).err().unwrap_or(err),
+        io::ErrorKind::ConnectionRefused | io::ErrorKind::NotFound => {
+            check_socket_place(socket).err().unwrap_or(err)
+        }
         _ => err,
     })?;
     let ours = rustix::process::getuid().as_raw();

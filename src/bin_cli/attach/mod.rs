@@ -287,9 +287,12 @@ pub(super) fn main(args: Vec<String>) -> ExitCode {
                     if !was_refused {
                         drawing.push('\x07');
                         // Without a status line, said at once where it draws nothing over
-                        // the program: on stderr, when that is not this terminal.
+                        // the program: on stderr, when that is not this terminal; queued,
+                        // since a pipe nobody reads would stop this loop once full.
                         if person.no_status && stderr_elsewhere {
-                            say!("termloom: what you typed was refused, and not typed: {why}");
+                            super::stderr_log::to_stderr_queued(format!(
+                                "termloom: what you typed was refused, and not typed: {why}"
+                            ));
                         }
                     }
                     refused = (refused.0 + 1, why);
