@@ -214,19 +214,23 @@ pub struct SessionInfo {
     /// started (the file made beside that path, under its temporary name, could not be renamed
     /// over it): `recording_error` says why.
     pub recording_kept_at: Option<std::path::PathBuf>,
+    /// A write to the recording's file failed, after which nothing more was written: it
+    /// lacks the rest of the session, wherever it is (`recording_error` says why).
+    pub recording_write_failed: bool,
 }
 
 impl SessionInfo {
     /// What a report says of the session's recording before [`SessionInfo::recording_error`],
     /// when that has something to say: `recording not at its path` when the recording is
-    /// at [`SessionInfo::recording_kept_at`] (whole, unless the error says a write failed
-    /// too), else `recording failed, the file lacks the rest`. The one wording of both, for
-    /// every report.
+    /// whole at [`SessionInfo::recording_kept_at`], `recording not at its path, and it lacks
+    /// the rest` when a write to it failed there too, else `recording failed, the file lacks
+    /// the rest`. The one wording of the three, for every report.
     pub fn recording_heading(&self) -> Option<&'static str> {
         self.recording_error.as_ref()?;
-        Some(match self.recording_kept_at {
-            Some(_) => "recording not at its path",
-            None => "recording failed, the file lacks the rest",
+        Some(match (&self.recording_kept_at, self.recording_write_failed) {
+            (Some(_), false) => "recording not at its path",
+            (Some(_), true) => "recording not at its path, and it lacks the rest",
+            (None, _) => "recording failed, the file lacks the rest",
         })
     }
 }

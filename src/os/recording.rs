@@ -932,6 +932,11 @@ impl Trouble {
     pub(crate) fn kept_at(&self) -> Option<PathBuf> {
         self.misplaced.get().map(|(_, kept)| kept.clone())
     }
+
+    /// Whether a write to the recording's file failed (it lacks the rest).
+    pub(crate) fn write_failed(&self) -> bool {
+        self.failed.get().is_some()
+    }
 }
 
 /// A recording in memory as a request took it: its header (and marker of dropped events),

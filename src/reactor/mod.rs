@@ -769,6 +769,10 @@ impl Slot {
             recording: self.recording.clone(),
             recording_error: self.recording_failure.as_ref().and_then(|f| f.error()),
             recording_kept_at: self.recording_failure.as_ref().and_then(|f| f.kept_at()),
+            recording_write_failed: self
+                .recording_failure
+                .as_ref()
+                .is_some_and(|f| f.write_failed()),
         }
     }
 }

@@ -569,7 +569,9 @@ pub(crate) fn first_thread_exits(dir: &Path, main: &str, worker: &str) -> Option
 /// once the program starts: the rename then finds the path locked, as another session's
 /// recording's, and the recording stays whole under its temporary name
 /// (`SessionInfo::recording_kept_at`). The thread gives the locked file back (the lock lasts
-/// while it is open), or `None` if no temporary file appeared within half a minute.
+/// while it is open), or `None` if no temporary file appeared within half a minute, or if the
+/// rename came first (the recorder's own lock on the file it renamed is then met: waited
+/// for, it would last until the session closes), for the caller to try again.
 pub(crate) fn lock_when_recording_starts(
     path: &Path,
 ) -> std::thread::JoinHandle<Option<std::fs::File>> {
@@ -582,8 +584,7 @@ pub(crate) fn lock_when_recording_starts(
             if names.into_iter().any(|n| n.to_string_lossy().starts_with(".termloom-recording-")) {
                 let file = std::fs::OpenOptions::new().create(true).append(true).open(&path);
                 let file = file.unwrap();
-                file.lock().unwrap();
-                return Some(file);
+                return file.try_lock().is_ok().then_some(file);
             }
             std::thread::yield_now();
         }

@@ -48,14 +48,35 @@ pub(crate) fn header(session: &Session) -> crate::Result<String> {
 }
 
 /// What every status header says of a session's recording that went wrong, in a few fixed
-/// bytes: [`RECORDING_FAILED`] when its file lacks the rest of it, or
+/// bytes: [`RECORDING_FAILED`] when its file lacks the rest of it (wherever it is), or
 /// [`SessionInfo::recording_heading`]'s `recording not at its path` when it is whole under
 /// its temporary name ([`SessionInfo::recording_kept_at`], which `terminal_list` and
 /// `terminal_close` give); nothing when nothing went wrong.
 pub(crate) fn recording_word(info: &SessionInfo) -> Option<&'static str> {
-    match info.recording_kept_at {
-        Some(_) => info.recording_heading(),
-        None => info.recording_error.as_ref().map(|_| RECORDING_FAILED),
+    info.recording_error.as_ref()?;
+    match (&info.recording_kept_at, info.recording_write_failed) {
+        (Some(_), false) => info.recording_heading(),
+        _ => Some(RECORDING_FAILED),
+    }
+}
+
+/// The most bytes of a kept recording's path a result gives (escaped), its end kept: a path
+/// may be 4 KiB before its control characters are escaped, and a result's overhead past
+/// `max_bytes` is bounded.
+const KEPT_PATH_BYTES: usize = 512;
+
+/// Where a recording not at its path is, as a result gives it ([`recording_line`],
+/// [`put_recording_error`]): escaped as Rust quotes a string (a control character, a byte
+/// that is not UTF-8 or a bidirectional mark cannot reach the model raw), without the
+/// quotes, and, past [`KEPT_PATH_BYTES`], its last bytes after `…`.
+fn kept_path(kept: &std::path::Path) -> String {
+    let quoted = format!("{kept:?}");
+    let escaped = &quoted[1..quoted.len() - 1];
+    match escaped.len() > KEPT_PATH_BYTES {
+        true => {
+            format!("…{}", &escaped[escaped.ceil_char_boundary(escaped.len() - KEPT_PATH_BYTES)..])
+        }
+        false => escaped.to_owned(),
     }
 }
 
@@ -149,26 +170,27 @@ pub(crate) fn recording_error(error: &str) -> String {
 /// What a session's line (`terminal_list`, `terminal_close`) says of its recording that went
 /// wrong: `recording failed: No space left on device`, or, for one whole under its temporary
 /// name, `recording not at its path, it is at "/dir/.termloom-recording-….tmp": ` and why
-/// (the error in few bytes, [`recording_error`]; the path whole, as the next step needs it).
-/// Nothing when nothing went wrong.
+/// (the error in few bytes, [`recording_error`]; the path as the next step needs it, whole
+/// unless over [`KEPT_PATH_BYTES`], [`kept_path`]). Nothing when nothing went wrong.
 pub(crate) fn recording_line(info: &SessionInfo) -> Option<String> {
     let error = recording_error(info.recording_error.as_deref()?);
     let word = recording_word(info)?;
     Some(match &info.recording_kept_at {
-        Some(kept) => format!("{word}, it is at {kept:?}: {error}"),
+        Some(kept) => format!("{word}, it is at \"{}\": {error}", kept_path(kept)),
         None => format!("{word}: {error}"),
     })
 }
 
 /// Puts what went wrong with a session's recording, if anything, in a result's structured
 /// content: `recording_error` (see [`recording_error`]) and, when the recording is not at its
-/// path, `recording_kept_at`, where it is (whole); without an error both are left out.
+/// path, `recording_kept_at`, where it is ([`kept_path`]); without an error both are left
+/// out.
 pub(crate) fn put_recording_error(structured: &mut Value, info: &SessionInfo) {
     if let Some(error) = &info.recording_error {
         structured["recording_error"] = json!(recording_error(error));
     }
     if let Some(kept) = info.recording_kept_at.as_ref().filter(|_| info.recording_error.is_some()) {
-        structured["recording_kept_at"] = json!(kept.to_string_lossy());
+        structured["recording_kept_at"] = json!(kept_path(kept));
     }
 }
 
@@ -195,6 +217,26 @@ pub(crate) fn push_block(out: &mut String, text: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A kept recording's path reaches a result escaped (no control character, byte that is
+    /// not UTF-8 or bidirectional mark raw) and bounded, its end kept; before, it was given
+    /// whole and raw in the structured content (review ur: 8,049 bytes for a
+    /// `terminal_close max_bytes=256`).
+    #[test]
+    fn a_kept_recordings_path_is_escaped_and_bounded() {
+        use std::os::unix::ffi::OsStrExt;
+        let odd = std::path::Path::new(std::ffi::OsStr::from_bytes(
+            b"/t/a\nb\x1b[31m\xff\xe2\x80\xae.tmp",
+        ));
+        let shown = kept_path(odd);
+        assert!(!shown.chars().any(|c| c.is_control() || c == '\u{202e}'), "{shown:?}");
+        assert!(shown.starts_with("/t/a") && shown.ends_with(".tmp"), "{shown}");
+        let long = format!("/{}/.termloom-recording-0123.tmp", "d/".repeat(2_000));
+        let shown = kept_path(std::path::Path::new(&long));
+        assert!(shown.len() <= KEPT_PATH_BYTES + '…'.len_utf8(), "{}", shown.len());
+        assert!(shown.starts_with('…') && shown.ends_with("/.termloom-recording-0123.tmp"));
+        assert_eq!(kept_path(std::path::Path::new("/tmp/x.tmp")), "/tmp/x.tmp");
+    }
 
     /// The header of a session in `status` whose recording did not fail.
     fn header(status: &Status) -> String {
