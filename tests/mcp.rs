@@ -3732,23 +3732,7 @@ fn a_recording_not_at_its_path_is_said_with_where_it_is() {
     let dir = common::TestDir::new("mcp-recording-kept");
     let path = dir.join("out.cast");
     let engine = Engine::new(Config::default()).expect("engine starts");
-    // The lock must come between the recording's making and the program's start: a start
-    // that was too quick for it is tried again.
-    let (session, kept) = (0..20)
-        .find_map(|_| {
-            let locker = common::lock_when_recording_starts(&path);
-            let spec = termloom::SpawnSpec::new("cat").record(&path);
-            let session = engine.spawn(spec).unwrap();
-            let _lock = locker.join().unwrap();
-            match session.info().unwrap().recording_kept_at {
-                Some(kept) => Some((session, kept)),
-                None => {
-                    session.close().unwrap();
-                    None
-                }
-            }
-        })
-        .expect("a lock came between the recording's making and its rename");
+    let (session, kept) = common::kept_recording(&engine, &path);
     let id = session.id().0;
     session.send_text("kept-text\n").unwrap();
     drop(session);

@@ -4,7 +4,7 @@
 mod common;
 
 use common::*;
-use termloom::{SpawnSpec, Until};
+use termloom::Until;
 
 /// A recording that could not be put at its path (kept whole under its temporary name) and
 /// whose file then could not be written to its end says both: `recording_write_failed`, and a
@@ -15,20 +15,7 @@ fn a_recording_kept_elsewhere_whose_write_failed_says_it_lacks_the_rest() {
     let dir = TestDir::new("recording-kept-write-fails");
     let path = dir.join("out.cast");
     let engine = engine();
-    let (session, kept) = (0..20)
-        .find_map(|_| {
-            let locker = lock_when_recording_starts(&path);
-            let session = engine.spawn(SpawnSpec::new("cat").record(&path)).unwrap();
-            let _lock = locker.join().unwrap();
-            match session.info().unwrap().recording_kept_at {
-                Some(kept) => Some((session, kept)),
-                None => {
-                    session.close().unwrap();
-                    None
-                }
-            }
-        })
-        .expect("a lock came between the recording's making and its rename");
+    let (session, kept) = kept_recording(&engine, &path);
     let info = session.info().unwrap();
     assert!(!info.recording_write_failed, "{info:?}");
     assert_eq!(info.recording_heading(), Some("recording not at its path"));

@@ -591,3 +591,24 @@ pub(crate) fn lock_when_recording_starts(
         None
     })
 }
+
+/// Starts `cat` recorded to `path` with the path's file locked between the recording's
+/// making and its rename ([`lock_when_recording_starts`]), tried again (at most 20 times)
+/// when the start was too quick for the lock: the session, and where its recording is kept
+/// whole (`SessionInfo::recording_kept_at`).
+pub(crate) fn kept_recording(engine: &Engine, path: &Path) -> (Session, PathBuf) {
+    (0..20)
+        .find_map(|_| {
+            let locker = lock_when_recording_starts(path);
+            let session = engine.spawn(SpawnSpec::new("cat").record(path)).unwrap();
+            let _lock = locker.join().unwrap();
+            match session.info().unwrap().recording_kept_at {
+                Some(kept) => Some((session, kept)),
+                None => {
+                    session.close().unwrap();
+                    None
+                }
+            }
+        })
+        .expect("a lock came between the recording's making and its rename")
+}
