@@ -286,6 +286,34 @@ fn a_client_killed_in_a_wait_harms_no_session() {
 
 /// A stopped server is not waited for forever: a command gives up the call's wait and half
 /// a minute after it, and says the server is stopped or hung (it hung until killed).
+/// Many `termloom kill-server` at once all stop the server as asked: one whose connection is
+/// closed or reset by the stopping server before its request is answered looks again and
+/// finds it gone or turning connections away. Before, some exited 1 ("the server did not
+/// accept the shutdown: Broken pipe", "Connection reset by peer", "closed the connection
+/// without answering"; review us: 9 of 200, in rounds of 20).
+#[test]
+fn many_kill_servers_at_once_all_succeed() {
+    for round in 0..5 {
+        let mut server = TestServer::start(&["--idle-exit", "never"]);
+        let killers: Vec<Child> = (0..20)
+            .map(|_| {
+                Command::new(TERMLOOM)
+                    .args(["kill-server", "--socket"])
+                    .arg(&server.socket)
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::piped())
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        for killer in killers {
+            let output = killer.wait_with_output().unwrap();
+            assert!(output.status.success(), "round {round}: {}", describe(&output));
+        }
+        assert!(exits(&mut server.child).success(), "round {round}");
+    }
+}
+
 #[test]
 fn a_stopped_server_is_given_up_on() {
     let mut server = TestServer::start(&[]);
@@ -2235,8 +2263,10 @@ mod attach {
 
     /// With `--no-status` and stderr a pipe nobody reads, full, refused input holds nothing
     /// up: its line was written on attach's event loop, which then waited for the pipe, so
-    /// Ctrl-] was never taken (the view never left). Now the line waits, bounded, to be
-    /// written by a thread of its own, and is written once the pipe is read.
+    /// Ctrl-] was never taken (the view never left), and the lines said on leaving were
+    /// written straight to the pipe, so it never exited. Now every such line waits, bounded,
+    /// to be written by a thread of its own, and the exit waits for them half a second at
+    /// most.
     #[test]
     fn refused_input_said_on_a_full_stderr_pipe_holds_nothing_up() {
         use std::os::unix::fs::OpenOptionsExt;
@@ -2267,15 +2297,10 @@ mod attach {
         // Refused before the release is answered (answers come in order): leaving is taken.
         person.session().send_bytes(DETACH).unwrap();
         person.wait_for_screen("the view left", |screen| !screen.alternate);
-        rustix::fs::fcntl_setfl(&reader, rustix::fs::OFlags::empty()).unwrap();
-        let drained = std::thread::spawn(move || {
-            let mut said = Vec::new();
-            let _ = (&reader).read_to_end(&mut said);
-            String::from_utf8_lossy(&said).trim_start_matches('.').to_owned()
-        });
+        // Its last lines (the refusals' count, "left session") wait for the full pipe a
+        // bounded time: it exits though no one reads (review us: it never did).
         assert!(person.wait_for_exit().success());
-        let said = drained.join().unwrap();
-        assert!(said.contains("what you typed was refused"), "{said}");
+        drop(reader);
     }
 
     /// What a person types is sent whole: a long paste, read in pieces, has no character

@@ -82,7 +82,7 @@ impl LineQueue {
             for line in queued {
                 let lost = lost.swap(0, Ordering::Relaxed);
                 if lost > 0 {
-                    write(&format!("termloom: {lost} log lines dropped (stderr was not read)"));
+                    write(&format!("termloom: {lost} lines dropped (stderr was not read)"));
                 }
                 write(&line);
                 written.fetch_sub(1, Ordering::Release);
@@ -114,6 +114,15 @@ impl LineQueue {
 /// queue's lines, it is dropped, and a line then says how many were.
 pub(crate) fn to_stderr_queued(line: String) {
     queue().push(line);
+}
+
+/// Waits for the lines queued ([`to_stderr_queued`]) to be written, at most [`FLUSH_WITHIN`]:
+/// before a command that queued its lines exits, so that a stderr nobody reads holds its
+/// exit up no longer.
+pub(crate) fn flush_queued() {
+    if let Some(queue) = QUEUE.get() {
+        queue.flush(FLUSH_WITHIN);
+    }
 }
 
 /// Writes `line` and a line feed to stderr, and carries on if that fails: `eprintln!` panics
@@ -183,6 +192,6 @@ mod tests {
         queue.push("after".into());
         queue.flush(Duration::from_secs(10));
         let lines: Vec<String> = written.try_iter().collect();
-        assert_eq!(lines, ["termloom: 3 log lines dropped (stderr was not read)", "after"]);
+        assert_eq!(lines, ["termloom: 3 lines dropped (stderr was not read)", "after"]);
     }
 }

@@ -4,7 +4,7 @@
 //! missed are skipped), clipped to the person's terminal, with a status line that says who
 //! may type, how to leave (Ctrl-]) and the session's title.
 
-use std::io::{Read, Write};
+use std::io::Read;
 use std::os::fd::AsFd;
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
@@ -15,6 +15,7 @@ use serde_json::{Value, json};
 use termloom::server::Reply;
 
 use super::connect::Target;
+use super::stderr_log;
 
 mod draw;
 mod terminal;
@@ -290,7 +291,7 @@ pub(super) fn main(args: Vec<String>) -> ExitCode {
                         // the program: on stderr, when that is not this terminal; queued,
                         // since a pipe nobody reads would stop this loop once full.
                         if person.no_status && stderr_elsewhere {
-                            super::stderr_log::to_stderr_queued(format!(
+                            stderr_log::to_stderr_queued(format!(
                                 "termloom: what you typed was refused, and not typed: {why}"
                             ));
                         }
@@ -329,27 +330,32 @@ pub(super) fn main(args: Vec<String>) -> ExitCode {
         }
     }
     view.leave(final_screen.as_deref());
+    // The last lines are queued, then waited for a bounded time: a stderr pipe nobody reads
+    // (full of refusals said under `--no-status`) holds the exit up no longer than that.
+    let tell = |line: String| stderr_log::to_stderr_queued(line);
     if refused.0 > 0 {
         let (count, why) = refused;
         let times = if count == 1 { "once".to_owned() } else { format!("{count} times") };
-        say!("termloom: what you typed was refused {times}, and not typed; the last time: {why}");
+        tell(format!(
+            "termloom: what you typed was refused {times}, and not typed; the last time: {why}"
+        ));
     }
-    if let Some(signal) = signalled {
-        // The terminal may be gone (SIGHUP): a message that cannot be written is no failure.
-        let _ = writeln!(std::io::stderr(), "termloom: left session {session}: signal {signal}");
-        return ExitCode::from(128 + signal as u8);
-    }
-    if failed {
+    let code = if let Some(signal) = signalled {
+        tell(format!("termloom: left session {session}: signal {signal}"));
+        ExitCode::from(128 + signal as u8)
+    } else if failed {
         // Once a frame was drawn, the attachment was made: it was lost, not refused.
-        if last.is_some() {
-            say!("termloom: lost session {session}: {reason}");
-        } else {
-            say!("termloom: cannot attach to session {session}: {reason}");
+        match last.is_some() {
+            true => tell(format!("termloom: lost session {session}: {reason}")),
+            false => tell(format!("termloom: cannot attach to session {session}: {reason}")),
         }
-        return ExitCode::FAILURE;
-    }
-    say!("termloom: left session {session}: {reason}");
-    ExitCode::SUCCESS
+        ExitCode::FAILURE
+    } else {
+        tell(format!("termloom: left session {session}: {reason}"));
+        ExitCode::SUCCESS
+    };
+    stderr_log::flush_queued();
+    code
 }
 
 /// Tells the main loop when the person's terminal is resized (SIGWINCH), when a signal that
