@@ -1579,6 +1579,46 @@ fn bind_mounted_file(dir: &std::path::Path) -> (std::path::PathBuf, std::path::P
     (source, point)
 }
 
+/// A recording that could not be put at its path (kept whole under its temporary name) and
+/// whose file then could not be written to its end (here a small tmpfs filled meanwhile) says
+/// both: `recording_write_failed`, and a heading that says it lacks the rest. Before, the
+/// heading said only `recording not at its path`, which reads as whole (review ur).
+#[test]
+fn a_recording_kept_elsewhere_whose_write_failed_says_it_lacks_the_rest() {
+    use std::io::Write;
+    if !require_root("a tmpfs mount needs root") || !require("mount") {
+        return;
+    }
+    let dir = TestDir::new("recording-kept-write-fails");
+    let small = dir.join("small");
+    std::fs::create_dir(&small).unwrap();
+    let mounted = std::process::Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=256k", "tmpfs"])
+        .arg(&small)
+        .status()
+        .unwrap();
+    assert!(mounted.success(), "mount -t tmpfs failed");
+    let engine = engine();
+    let (session, kept) = kept_recording(&engine, &small.join("out.cast"));
+    let before = session.info().unwrap();
+    // The filesystem filled: the recording's next write fails (ENOSPC).
+    let mut filler = std::fs::File::create(small.join("filler")).unwrap();
+    while filler.write_all(&[b'.'; 4096]).is_ok() {}
+    for _ in 0..4 {
+        session.send_text(&format!("{}\n", "y".repeat(2_000))).unwrap();
+    }
+    expect(&session, Until::text("yyyy"));
+    session.close().unwrap();
+    let after = session.info().unwrap();
+    drop(filler);
+    let _ = std::process::Command::new("umount").arg(&small).status();
+    assert!(!before.recording_write_failed, "{before:?}");
+    assert_eq!(before.recording_heading(), Some("recording not at its path"));
+    assert!(after.recording_write_failed, "{after:?}");
+    assert_eq!(after.recording_kept_at.as_ref(), Some(&kept));
+    assert_eq!(after.recording_heading(), Some("recording not at its path, and it lacks the rest"));
+}
+
 /// A file mounted over a recording's path (a single-file bind mount, as Docker and
 /// Kubernetes make) cannot be replaced: the recording is written into it, in place, and the
 /// program starts. Before, the rename after the start failed (`EBUSY`), and the program that
