@@ -314,8 +314,7 @@ fn in_place(file: std::fs::File) -> io::Result<std::fs::File> {
 /// point and written in place, root's recording through a hard link planted there included.
 fn unreplaceable(dir: &rustix::fs::Statx, file: &rustix::fs::Statx) -> bool {
     use rustix::fs::{StatxAttributes, StatxFlags};
-    let root = StatxAttributes::MOUNT_ROOT;
-    let mount_root = file.stx_attributes_mask.contains(root) && file.stx_attributes.contains(root);
+    let mount_root = has(file, StatxAttributes::MOUNT_ROOT);
     let mnt_ids = StatxFlags::from_bits_retain(dir.stx_mask & file.stx_mask);
     let other_mount = mnt_ids.contains(StatxFlags::MNT_ID) && dir.stx_mnt_id != file.stx_mnt_id;
     let other_device = !mnt_ids.contains(StatxFlags::MNT_ID)
@@ -323,10 +322,14 @@ fn unreplaceable(dir: &rustix::fs::Statx, file: &rustix::fs::Statx) -> bool {
     let me = rustix::process::geteuid().as_raw();
     let sticky =
         u32::from(dir.stx_mode) & 0o1000 != 0 && me != 0 && file.stx_uid != me && dir.stx_uid != me;
-    let append = StatxAttributes::APPEND;
-    let append_only_dir =
-        dir.stx_attributes_mask.contains(append) && dir.stx_attributes.contains(append);
+    let append_only_dir = has(dir, StatxAttributes::APPEND);
     mount_root || other_mount || other_device || sticky || append_only_dir
+}
+
+/// Whether statx reports `attribute` set on its file (one the filesystem does not report
+/// counts as unset).
+fn has(stat: &rustix::fs::Statx, attribute: rustix::fs::StatxAttributes) -> bool {
+    stat.stx_attributes_mask.contains(attribute) && stat.stx_attributes.contains(attribute)
 }
 
 /// Refuses a recording whose file the kernel keeps from being replaced or emptied whoever
@@ -340,9 +343,6 @@ fn unreplaceable(dir: &rustix::fs::Statx, file: &rustix::fs::Statx) -> bool {
 /// then written in place too.)
 fn fixed(dir: &rustix::fs::Statx, file: Option<&rustix::fs::Statx>) -> io::Result<()> {
     use rustix::fs::StatxAttributes;
-    let has = |stat: &rustix::fs::Statx, attribute: StatxAttributes| {
-        stat.stx_attributes_mask.contains(attribute) && stat.stx_attributes.contains(attribute)
-    };
     let refused = |what: &str| {
         let message = format!(
             "{what}, which no one may replace, root included: name another path, or take the flag off (chattr)"
