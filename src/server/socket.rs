@@ -311,7 +311,7 @@ pub(crate) fn bind(path: &Path) -> io::Result<Bound> {
 }
 
 /// How long a server waits for the lock of one that no longer listens on the socket (see
-/// [`take_lock`]). A client that starts a server waits longer for it to listen, so that it
+/// `take_lock`). A client that starts a server waits longer for it to listen, so that it
 /// sees such a server fail, saying why, rather than give up first.
 pub const CLOSING_WAIT: Duration = Duration::from_secs(10);
 
