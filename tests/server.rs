@@ -152,6 +152,21 @@ fn cli(socket: &Path, args: &[&str]) -> Output {
     cli_in(Path::new("."), socket, args)
 }
 
+/// Starts `termloom ARGS --socket S` without waiting for it, its stderr kept.
+fn spawn_cli(socket: &Path, args: &[&str]) -> Child {
+    let mut command = Command::new(TERMLOOM);
+    command.args(args).arg("--socket").arg(socket);
+    command.stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap()
+}
+
+/// Waits for each of `children` ([`spawn_cli`]), failing on the first that did not succeed.
+fn all_succeed(children: Vec<Child>) {
+    for child in children {
+        let output = child.wait_with_output().unwrap();
+        assert!(output.status.success(), "{}", describe(&output));
+    }
+}
+
 fn describe(output: &Output) -> String {
     format!(
         "{}\nstdout:\n{}\nstderr:\n{}",
@@ -295,21 +310,8 @@ fn a_client_killed_in_a_wait_harms_no_session() {
 fn many_kill_servers_at_once_all_succeed() {
     for round in 0..5 {
         let mut server = TestServer::start(&["--idle-exit", "never"]);
-        let killers: Vec<Child> = (0..20)
-            .map(|_| {
-                Command::new(TERMLOOM)
-                    .args(["kill-server", "--socket"])
-                    .arg(&server.socket)
-                    .stdout(Stdio::null())
-                    .stderr(Stdio::piped())
-                    .spawn()
-                    .unwrap()
-            })
-            .collect();
-        for killer in killers {
-            let output = killer.wait_with_output().unwrap();
-            assert!(output.status.success(), "round {round}: {}", describe(&output));
-        }
+        let killers = (0..20).map(|_| spawn_cli(&server.socket, &["kill-server"])).collect();
+        all_succeed(killers);
         assert!(exits(&mut server.child).success(), "round {round}");
     }
 }
@@ -1398,34 +1400,15 @@ fn an_mcp_hosts_proxy_reports_its_server_stopping() {
 fn a_hundred_clients_at_once() {
     let server = TestServer::start(&[]);
     server.ok(&["start", "--name", "echo", "--", "cat"]);
-    let children: Vec<Child> = (0..100)
+    let children = (0..100)
         .map(|n| {
-            let client = format!("c{n}");
-            Command::new(TERMLOOM)
-                .args([
-                    "send",
-                    "echo",
-                    "--client",
-                    &client,
-                    "--text",
-                    &format!("line-{n}.\\n"),
-                    "--wait-text",
-                    &format!("line-{n}."),
-                    "--timeout",
-                    "60000",
-                    "--socket",
-                ])
-                .arg(&server.socket)
-                .stdout(Stdio::null())
-                .stderr(Stdio::piped())
-                .spawn()
-                .unwrap()
+            let (client, text, wait) =
+                (format!("c{n}"), format!("line-{n}.\\n"), format!("line-{n}."));
+            let args = ["send", "echo", "--client", &client, "--text", &text, "--wait-text", &wait];
+            spawn_cli(&server.socket, &[&args[..], &["--timeout", "60000"]].concat())
         })
         .collect();
-    for child in children {
-        let output = child.wait_with_output().unwrap();
-        assert!(output.status.success(), "{}", describe(&output));
-    }
+    all_succeed(children);
 }
 
 /// `termloom ARGS --socket S` run in directory `dir` (the socket before the arguments: after
