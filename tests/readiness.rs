@@ -410,6 +410,48 @@ fn input_wait_does_not_fire(session: &Session) {
     assert_ne!(outcome.status.activity, Activity::WaitingForInput);
 }
 
+/// `man` runs its pager by the name of its role, `pager` (Debian's `/usr/bin/pager`, a link to
+/// `less`): the status names the program that reads the keys, `less`, whose keys the caller
+/// types, not `pager`. The page is the test's own (Debian's images strip man pages), and so is
+/// the link, as `PAGER`.
+#[test]
+fn man_pager_is_named_by_the_program_it_runs() {
+    if !require("man") || !require("less") {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("termloom-man-pager-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let less = std::env::split_paths(&std::env::var_os("PATH").unwrap())
+        .map(|bin| bin.join("less"))
+        .find(|less| less.is_file())
+        .unwrap();
+    let pager = dir.join("pager");
+    let _ = std::fs::remove_file(&pager);
+    std::os::unix::fs::symlink(&less, &pager).unwrap();
+    std::fs::write(
+        dir.join("page.1"),
+        ".TH PAGE 1\n.SH NAME\npage \\- a test page\n.SH OPTIONS\n.TP\n\\-a\nall of them\n",
+    )
+    .unwrap();
+    let engine = engine();
+    let man = engine
+        .spawn(
+            SpawnSpec::new("man")
+                .arg("./page.1")
+                .cwd(&dir)
+                .env("PAGER", &pager)
+                .env_remove("MANPAGER"),
+        )
+        .unwrap();
+    let outcome = expect(&man, Until::input_wait());
+    assert!(man.screen().unwrap().contains("a test page"), "{outcome}");
+    let reader = outcome.status.foreground.as_ref().map(|p| p.name.as_str());
+    assert_eq!(reader, Some("less"), "{outcome}");
+    man.send_keys("q").unwrap();
+    expect(&man, Until::exit());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn input_wait_on_programs_waiting_for_the_terminal() {
     if !require("python3") || !require(&shell_program()) || !require("vim") || !require("less") {

@@ -898,12 +898,13 @@ impl Reactor {
                 procfs::InputWait::Waiting { reader } => {
                     status.reader = reader;
                     // Name the program that reads the terminal (`less` behind `git`, or
-                    // behind the shell running `seq | less`), not the group's leader; and the
+                    // behind the shell running `seq | less`, and behind `man`, which runs it
+                    // by its role's name, `pager`), not the group's leader; and the
                     // multiplexer it is in (`vim` in tmux's one pane, which its server reads
                     // for), whose client the session runs.
                     if let Some(reader) = reader.filter(|&r| Some(Some(r)) != group) {
                         let within = procfs::relay_name(reader, slot.pid);
-                        status.foreground = procfs::process_name(reader)
+                        status.foreground = procfs::program_name(reader)
                             .map(|name| Process { pid: reader, name, within })
                             .or(status.foreground);
                     }

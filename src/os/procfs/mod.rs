@@ -233,6 +233,34 @@ pub(crate) fn process_name(pid: i32) -> Option<String> {
     }
 }
 
+/// Names a program is run by that say its role, not which program it is: Debian's
+/// alternatives `pager` (`man`'s default pager: `less`, `more`, `most`), `editor` and
+/// `www-browser`.
+const ROLE_NAMES: [&str; 3] = ["pager", "editor", "www-browser"];
+
+/// The name of the program `pid` runs, as a status names it: its `comm`
+/// ([`process_name`]), or, where that is a role name (`ROLE_NAMES`: `man ls` runs
+/// `/usr/bin/pager`, a link to `less`), its executable's file name, without a variant's
+/// suffix (`vim.basic` is `vim`), which says which keys it takes. `None` as for
+/// [`process_name`].
+pub(crate) fn program_name(pid: i32) -> Option<String> {
+    let name = process_name(pid)?;
+    if !ROLE_NAMES.contains(&name.as_str()) {
+        return Some(name);
+    }
+    let exe = std::fs::read_link(format!("/proc/{pid}/exe")).ok();
+    let file = exe.as_ref().and_then(|exe| exe.file_name()?.to_str());
+    let program = file.map(|file| match file.split_once('.') {
+        Some((stem, variant))
+            if !stem.is_empty() && variant.bytes().all(|b| b.is_ascii_lowercase()) =>
+        {
+            stem
+        }
+        _ => file,
+    });
+    Some(program.filter(|program| !program.is_empty()).map_or(name, str::to_owned))
+}
+
 /// The name of the relay that process `pid` reads the keys of session `sid` through (a tmux
 /// or GNU screen server, on whose pane or window it is): the parent of the leader of `pid`'s
 /// POSIX session, when that one leads it on a terminal and the parent is of another session
