@@ -250,15 +250,25 @@ pub(crate) fn program_name(pid: i32) -> Option<String> {
     }
     let exe = std::fs::read_link(format!("/proc/{pid}/exe")).ok();
     let file = exe.as_ref().and_then(|exe| exe.file_name()?.to_str());
-    let program = file.map(|file| match file.split_once('.') {
+    Some(
+        file.map(without_variant).filter(|program| !program.is_empty()).map_or(name, str::to_owned),
+    )
+}
+
+/// An executable's file name without the suffix of a variant built of it, lowercase letters
+/// after a dot (Debian's `vim.basic`, `vim.tiny`, `vim.nox` are `vim`); a version
+/// (`python3.11`) is kept.
+fn without_variant(file: &str) -> &str {
+    match file.split_once('.') {
         Some((stem, variant))
-            if !stem.is_empty() && variant.bytes().all(|b| b.is_ascii_lowercase()) =>
+            if !stem.is_empty()
+                && !variant.is_empty()
+                && variant.bytes().all(|b| b.is_ascii_lowercase()) =>
         {
             stem
         }
         _ => file,
-    });
-    Some(program.filter(|program| !program.is_empty()).map_or(name, str::to_owned))
+    }
 }
 
 /// The name of the relay that process `pid` reads the keys of session `sid` through (a tmux

@@ -1325,3 +1325,14 @@ sys.stdin.read()
         assert!(!reason.is_empty());
     }
 }
+
+#[test]
+fn a_variant_suffix_is_dropped_from_a_program_name() {
+    assert_eq!(super::without_variant("vim.basic"), "vim");
+    assert_eq!(super::without_variant("vim.tiny"), "vim");
+    assert_eq!(super::without_variant("less"), "less");
+    assert_eq!(super::without_variant("python3.11"), "python3.11");
+    assert_eq!(super::without_variant("a.b.c"), "a.b.c");
+    assert_eq!(super::without_variant(".hidden"), ".hidden");
+    assert_eq!(super::without_variant("vim."), "vim.");
+}
