@@ -59,7 +59,7 @@ impl ThreadsAtInput {
     fn ended_one(&self, reader: i32) -> Option<String> {
         let threads = procfs::thread_count(reader)?;
         (reader == self.pid && threads < self.threads).then(|| {
-            let name = procfs::process_name(reader).unwrap_or_else(|| "?".to_owned());
+            let name = procfs::program_name(reader).unwrap_or_else(|| "?".to_owned());
             format!(
                 "pid {reader} ({name}) ended {} of its threads since the last input and has \
                  drawn nothing since: still answering it",

@@ -1004,7 +1004,7 @@ pub(super) fn unmarked_reader(slot: &Slot) -> UnmarkedReader {
             UnmarkedReader::Shell
         }
         procfs::InputWait::Waiting { reader: Some(pid) } => {
-            let name = procfs::process_name(pid).unwrap_or_else(|| "?".to_owned());
+            let name = procfs::program_name(pid).unwrap_or_else(|| "?".to_owned());
             UnmarkedReader::Other { pid, name }
         }
         procfs::InputWait::Unknown { .. } => UnmarkedReader::Shell,
