@@ -1178,6 +1178,73 @@ fn a_recording_into_a_directory_the_caller_cannot_write_is_written_in_place() {
     assert_eq!(mode & 0o7777, 0o600, "made private");
 }
 
+/// Whoever owns the directory of a file written in place (the caller may not write it) can
+/// link its name to a file of the caller's and unlink it again, over and over: the file
+/// written is the one looked at, with one name both when looked at and when opened, and the
+/// caller's file is never written. Before, the count of names was read after the open, when
+/// the link could be gone again: one start in 12 to 102 emptied the caller's file and filled
+/// it with the recording (review ut).
+#[test]
+fn a_recording_in_place_never_writes_a_file_linked_there_and_unlinked_meanwhile() {
+    use std::os::unix::fs::PermissionsExt;
+    use std::os::unix::process::CommandExt;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    if !common::require_root("only root can run termloom as another user") {
+        return;
+    }
+    let dir = common::TestDir::new("record-link-race");
+    std::fs::set_permissions(&*dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let nobody = rustix::fs::Uid::from_raw(65534);
+    let victim = dir.join("notes");
+    std::fs::write(&victim, "private\n").unwrap();
+    rustix::fs::chown(&victim, Some(nobody), None).unwrap();
+    std::fs::set_permissions(&victim, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let theirs = dir.join("theirs");
+    std::fs::create_dir(&theirs).unwrap();
+    std::fs::set_permissions(&theirs, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let name = theirs.join("rec.cast");
+    // Between the links, the name is a file of the directory's owner, so that the start
+    // takes the in-place path whichever state it looks at.
+    let decoy = dir.join("decoy");
+    std::fs::write(&decoy, "decoy\n").unwrap();
+    rustix::fs::chown(&decoy, Some(nobody), None).unwrap();
+    let stop = AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            let staged = theirs.join("staged");
+            while !stop.load(Ordering::Relaxed) {
+                let _ = std::fs::hard_link(&victim, &staged);
+                let _ = std::fs::rename(&staged, &name);
+                let _ = std::fs::hard_link(&decoy, &staged);
+                let _ = std::fs::rename(&staged, &name);
+            }
+        });
+        let mut refused = 0;
+        for start in 0..150 {
+            let output = Command::new(TERMLOOM)
+                .args(["run", "--record"])
+                .arg(&name)
+                .args(["--", "true"])
+                .current_dir("/")
+                .env("HOME", "/")
+                .env_remove("XDG_RUNTIME_DIR")
+                .uid(65534)
+                .gid(65534)
+                .stdin(Stdio::null())
+                .output()
+                .unwrap();
+            refused += usize::from(code(&output) != 0);
+            let text = std::fs::read_to_string(&victim).unwrap();
+            if text != "private\n" {
+                stop.store(true, Ordering::Relaxed);
+                panic!("start {start} wrote the linked file: {text:?}");
+            }
+        }
+        stop.store(true, Ordering::Relaxed);
+        assert!(refused > 0, "no start saw the link: the race was never run");
+    });
+}
+
 /// `--record /dev/stdout` with the output sent to a file writes the recording there, before
 /// the report, as a program prints. Before, the recording was renamed over the file, and the
 /// report went to the file it replaced, which nothing could read any more.

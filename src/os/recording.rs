@@ -373,11 +373,23 @@ fn fixed(dir: &rustix::fs::Statx, file: Option<&rustix::fs::Statx>) -> io::Resul
 /// fill: without `fs.protected_hardlinks` any file, with it one the linker may read and write.
 /// Such a link is the caller's own file, owned by the caller, so the owner tells nothing: any
 /// file with more than one name is refused (the caller's own links too; name another path).
-fn shared_by_links(file: &std::fs::File) -> io::Result<()> {
+///
+/// `seen` is the file's `statx` taken before it was opened by its name: the name may have
+/// been linked to another file between the look and the open, or a link to the opened file
+/// removed right after the open (its count of names then 1 again), so the file opened must
+/// be the one seen, with one name both when seen and when opened.
+fn shared_by_links(file: &std::fs::File, seen: &rustix::fs::Statx) -> io::Result<()> {
     use std::os::unix::fs::MetadataExt;
     let metadata = file.metadata()?;
-    if metadata.is_file() && metadata.nlink() > 1 {
-        let links = metadata.nlink();
+    let same = metadata.ino() == seen.stx_ino
+        && metadata.dev() == rustix::fs::makedev(seen.stx_dev_major, seen.stx_dev_minor);
+    if !same {
+        return Err(io::Error::other(
+            "it was replaced by another file while it was being opened: name a path in a directory no one else may write",
+        ));
+    }
+    if metadata.is_file() && (metadata.nlink() > 1 || seen.stx_nlink > 1) {
+        let links = metadata.nlink().max(u64::from(seen.stx_nlink));
         return Err(io::Error::new(
             io::ErrorKind::PermissionDenied,
             format!(
@@ -444,7 +456,12 @@ fn beside(path: &Path) -> io::Result<(std::fs::File, Place)> {
         OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC,
         Mode::empty(),
     )?;
-    let mask = StatxFlags::TYPE | StatxFlags::MODE | StatxFlags::UID | StatxFlags::MNT_ID;
+    let mask = StatxFlags::TYPE
+        | StatxFlags::MODE
+        | StatxFlags::UID
+        | StatxFlags::MNT_ID
+        | StatxFlags::INO
+        | StatxFlags::NLINK;
     let nofollow = AtFlags::SYMLINK_NOFOLLOW | AtFlags::NO_AUTOMOUNT;
     let existing = match rustix::fs::statx(&dir, name, nofollow, mask) {
         Ok(file) if u32::from(file.stx_mode) & 0o170000 == 0o100000 => Some(file),
@@ -454,10 +471,10 @@ fn beside(path: &Path) -> io::Result<(std::fs::File, Place)> {
     };
     let here = rustix::fs::statx(&dir, "", AtFlags::EMPTY_PATH | nofollow, mask)?;
     fixed(&here, existing.as_ref())?;
-    let write_in_place = || {
+    let write_in_place = |seen: &rustix::fs::Statx| {
         let flags = OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
         let file = std::fs::File::from(rustix::fs::openat(&dir, name, flags, Mode::empty())?);
-        shared_by_links(&file)?;
+        shared_by_links(&file, seen)?;
         Ok((in_place(lock(file)?)?, Place::Kept))
     };
     if let Some(file) = &existing {
@@ -465,7 +482,7 @@ fn beside(path: &Path) -> io::Result<(std::fs::File, Place)> {
             return Err(recorded_already());
         }
         if unreplaceable(&here, file) {
-            return write_in_place();
+            return write_in_place(file);
         }
     }
     match make_temp(&dir, temp_name) {
@@ -476,23 +493,24 @@ fn beside(path: &Path) -> io::Result<(std::fs::File, Place)> {
         }
         // A file of a directory the caller may not write (or on a read-only mount) is
         // written into as it is, as it was before recordings were made afresh.
-        Err(err)
-            if existing.is_some()
-                && [
+        Err(err) => match &existing {
+            Some(seen)
+                if [
                     rustix::io::Errno::ACCESS,
                     rustix::io::Errno::PERM,
                     rustix::io::Errno::ROFS,
                 ]
                 .iter()
                 .any(|refusal| err.raw_os_error() == Some(refusal.raw_os_error())) =>
-        {
-            write_in_place()
-        }
-        Err(err) => {
-            let dir = crate::error::quoted_os(dir_path.as_os_str());
-            let message = format!("cannot make a file in its directory {dir}: {err}");
-            Err(io::Error::new(err.kind(), message))
-        }
+            {
+                write_in_place(seen)
+            }
+            _ => {
+                let dir = crate::error::quoted_os(dir_path.as_os_str());
+                let message = format!("cannot make a file in its directory {dir}: {err}");
+                Err(io::Error::new(err.kind(), message))
+            }
+        },
     }
 }
 
