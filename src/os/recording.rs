@@ -939,9 +939,9 @@ impl Trouble {
     /// write that failed.
     pub(crate) fn error(&self) -> Option<String> {
         match (self.misplaced.get(), self.failed.get()) {
-            (Some((misplaced, _)), Some(failed)) => Some(format!(
-                "{misplaced}; then a write to it failed, and it lacks the rest: {failed}"
-            )),
+            (Some((misplaced, _)), Some(failed)) => {
+                Some(format!("{misplaced}{THEN_A_WRITE_FAILED}{failed}"))
+            }
             (misplaced, failed) => misplaced.map(|(note, _)| note).or(failed).cloned(),
         }
     }
@@ -956,6 +956,11 @@ impl Trouble {
         self.failed.get().is_some()
     }
 }
+
+/// What joins the note of a recording kept elsewhere and the error of a write to it that
+/// failed later, in [`Trouble::error`]: a result too short for both gives the write's error,
+/// after it.
+pub(crate) const THEN_A_WRITE_FAILED: &str = "; then a write to it failed, and it lacks the rest: ";
 
 /// A recording in memory as a request took it: its header (and marker of dropped events),
 /// then its events shared with the recorder.

@@ -155,6 +155,11 @@ pub(crate) const RECORDING_FAILED: &str = "recording failed";
 /// error's number left out (`No space left on device`), plain text (a control character,
 /// quote or backslash, which no OS error holds, as `?`), at most [`RECORDING_ERROR_BYTES`].
 pub(crate) fn recording_error(error: &str) -> String {
+    // A recording kept elsewhere whose later write failed: where it is, the line gives apart
+    // (`recording_kept_at`); why it lacks the rest is the write's error, at the end.
+    let error = error
+        .rsplit_once(crate::os::recording::THEN_A_WRITE_FAILED)
+        .map_or(error, |(_, failed)| failed);
     let error = match error.rsplit_once(" (os error ") {
         Some((text, number))
             if number.trim_end_matches(')').bytes().all(|b| b.is_ascii_digit()) =>
@@ -283,5 +288,13 @@ mod tests {
         assert_eq!(recording_error("odd (os error x)"), "odd (os error x)");
         assert_eq!(recording_error("a\u{1b}[31m\"b\\"), "a?[31m?b?");
         assert_eq!(recording_error(&"é".repeat(100)).len(), 60);
+        // A recording kept elsewhere whose later write failed says the write's error, which
+        // the note of where it is (given apart) and its reason would push out of the bytes
+        // kept (review ut).
+        let then = crate::os::recording::THEN_A_WRITE_FAILED;
+        let both = format!(
+            "the recording could not be put at /dir/rec.cast: Permission denied (os error 13){then}No space left on device (os error 28)"
+        );
+        assert_eq!(recording_error(&both), "No space left on device");
     }
 }
