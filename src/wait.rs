@@ -134,6 +134,10 @@ pub(crate) struct StateView {
     /// The program waits on files it follows alone (`tail -f`, seen so twice): it has printed
     /// what they hold, and settles at once, saying so, as a long sleep does.
     pub following: bool,
+    /// The program prints at a steady pace and is between two prints (a download's meter
+    /// redrawn about once a second while it waits on its socket), for this much longer
+    /// (`None`: no pace): its silence is no sign it settled.
+    pub paced: Option<Duration>,
 }
 
 /// How long a program asking for a line stays quiet before a wait for something else gives up
@@ -771,7 +775,7 @@ impl Until {
             // prints before it: it settles as one waiting for input does, without the silence
             // fallback's wait.
             Cond::Settled(d)
-                if (view.quiet_for.min(view.idle_for) >= *d
+                if (view.quiet_for.min(view.idle_for) >= *d && view.paced.is_none()
                     || view.sleeping.is_some()
                     || view.following)
                     && view.input_wait.is_none() =>
@@ -784,7 +788,11 @@ impl Until {
                 return Some(Match { condition, text: String::new(), location: Location::Session });
             }
             Cond::Settled(d) => {
-                view.quiet_for.min(view.idle_for) >= *d && view.input_wait != Some(false)
+                view.quiet_for.min(view.idle_for) >= *d
+                    && match view.input_wait {
+                        Some(waiting) => waiting,
+                        None => view.paced.is_none(),
+                    }
             }
             Cond::Prompt => view.at_prompt,
             Cond::InputWait => view.input_wait == Some(true) && view.stable_for >= view.settle,
@@ -818,6 +826,8 @@ impl Until {
                     true => SLEEP_LOOK,
                     false => view.settle - view.quiet_for,
                 };
+                // (A pace's end settles it too, once quiet.)
+                let look = view.paced.map_or(look, |left| look.min(left));
                 Some(silence.min(look).max(INPUT_WAIT_POLL))
             }
             Cond::InputWait => Some(if view.stable_for < view.settle {
@@ -1207,6 +1217,7 @@ mod tests {
             idle_ticking: false,
             sleeping: None,
             following: false,
+            paced: None,
         }
     }
 

@@ -923,15 +923,10 @@ fn a_client_waits_for_the_daemon_it_started_while_the_daemon_computes() {
 /// daemons were taken for this one's, and the wait ran to its 10 s timeout.
 #[test]
 fn another_sessions_busy_daemon_does_not_hold_a_client_reading_a_socket() {
-    if !require("python3") {
+    let Some((_listener, client)) = connected_python("print('connected', flush=True)\ns.recv(1)\n")
+    else {
         return;
-    }
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    let client = format!(
-        "import socket\ns = socket.create_connection(('127.0.0.1', {port}))\n\
-         print('connected', flush=True)\ns.recv(1)\n"
-    );
+    };
     let busy = "import os\nif os.fork() == 0:\n    os.setsid()\n    while True:\n        pass\n";
     for cgroups in [true, false] {
         let engine =
@@ -3382,6 +3377,55 @@ fn a_progress_bar_redrawn_on_a_timer_reads_as_running_between_its_redraws() {
     expect(&bar, Until::quiet(Duration::from_secs(2)));
     assert_eq!(bar.status().unwrap().activity, Activity::Quiet);
     bar.close().unwrap();
+}
+
+/// A download's meter redrawn at a steady pace while the program polls its socket, as curl's is
+/// (`curl -o FILE URL`: a `poll` of the socket alone with a timeout of a second, the meter
+/// rewritten with `\r` about once a second, up to 1.45 s apart under `--limit-rate`), is a
+/// program running, not one waiting on the world outside: the default wait settled it in a
+/// pause between two redraws longer than its 1.25 s of silence (curl at 38% after 3.84 s of
+/// a 5.2 s download). This script writes curl's meter bytes, its redraws 1.1, 1.1, 1.5, then
+/// 2 s apart, and the wait returns its last line, at the program's exit.
+#[test]
+fn a_download_meter_redrawn_at_a_pace_while_polling_its_socket_is_waited_for() {
+    let meter = "p = select.poll()\np.register(s, select.POLLIN)\n\
+         out = sys.stderr\n\
+         out.write('  % Total    % Received % Xferd  Average Speed   Time    Time     Time  Current\\r\\n'\n\
+         '                                 Dload  Upload   Total   Spent    Left  Speed\\r\\n'\n\
+         '\\r  0     0    0     0    0     0      0      0 --:--:-- --:--:-- --:--:--     0')\n\
+         out.flush()\n\
+         for pct, gap in [(10, 1.1), (20, 1.1), (30, 1.5), (45, 2.0), (60, 2.0)]:\n    \
+             end = time.monotonic() + gap\n    \
+             while (left := end - time.monotonic()) > 0:\n        \
+                 p.poll(int(min(left, 1.0) * 1000) + 1)\n    \
+             out.write(f'\\r {pct:2d} 7812k   {pct:2d}  {pct * 78:4d}k    0     0  1013k      0  0:00:07  0:00:03  0:00:04 1013k')\n    \
+             out.flush()\n\
+         out.write('\\r100 7812k  100 7812k    0     0  1516k      0  0:00:05  0:00:05 --:--:-- 1711k\\n')\n";
+    let Some((_listener, meter)) = connected_python(meter) else {
+        return;
+    };
+    let engine = engine();
+    let toolbox = termloom::tools::Toolbox::new(engine);
+    let started =
+        toolbox.call("terminal_start", &serde_json::json!({ "argv": ["python3", "-c", meter] }));
+    assert!(started.text.contains("100 7812k  100 7812k"), "{}", started.text);
+    assert!(started.text.contains("exited"), "{}", started.text);
+    assert!(!started.text.contains(" 60 7812k"), "the meter's last state alone: {}", started.text);
+}
+
+/// A python3 script that runs `body` connected, as `s`, to a listener of the test's on the
+/// loopback (kept open while the test holds it), with `select`, `socket`, `sys` and `time`
+/// imported; `None` without python3.
+fn connected_python(body: &str) -> Option<(std::net::TcpListener, String)> {
+    if !require("python3") {
+        return None;
+    }
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let script = format!(
+        "import select, socket, sys, time\ns = socket.create_connection(('127.0.0.1', {port}))\n{body}"
+    );
+    Some((listener, script))
 }
 
 /// A program that ends a thread in answer to a key and draws nothing before it exits is still

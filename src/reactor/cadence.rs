@@ -63,9 +63,16 @@ impl Cadence {
     /// once a second read `running, quiet` whenever it was read more than the quiet window's
     /// 500 ms after a redraw, about half of the reads.)
     pub(super) fn holds(&self, silent: Duration) -> bool {
-        let [Some(latest), Some(before)] = self.beats else { return false };
+        self.pace_left(silent).is_some()
+    }
+
+    /// How much longer the pace holds (see [`Cadence::holds`]) after `silent` since the
+    /// latest print: `None` once it does not.
+    pub(super) fn pace_left(&self, silent: Duration) -> Option<Duration> {
+        let [Some(latest), Some(before)] = self.beats else { return None };
         let (short, long) = (latest.min(before), latest.max(before));
-        long <= LONGEST_BEAT && long <= short.saturating_mul(3) / 2 && silent <= long * 3 / 2
+        let paced = long <= LONGEST_BEAT && long <= short.saturating_mul(3) / 2;
+        (paced && silent <= long * 3 / 2).then(|| long * 3 / 2 - silent)
     }
 }
 

@@ -363,6 +363,7 @@ impl Reactor {
             idle_ticking,
             sleeping,
             following,
+            paced: slot.cadence.pace_left(now.saturating_duration_since(slot.last_output)),
             answered_since: true,
         };
         let ended = match (slot.exit, slot.closed) {
