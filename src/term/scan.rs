@@ -20,10 +20,11 @@
 //! - the control sequences termloom handles itself (see the `rewrite` module) stop the scan at
 //!   their final byte, before the parser has seen it.
 //!
-//! Bytes outside escape sequences are skipped to the next ESC (a few compares, then `memchr`),
-//! and a CSI sequence that arrived whole is taken in one step, its parameters decoded only for
-//! the sequences counted or handled here; a sequence split across reads goes a byte at a time.
-//! So the scanner costs little next to the emulator itself (BENCHMARKS.md §19).
+//! Bytes outside escape sequences are skipped to the next ESC (two eight-byte words, then
+//! `memchr`), and a CSI sequence that arrived whole is taken in one step, its parameters decoded
+//! only for the sequences counted or handled here; a sequence split across reads goes a byte at
+//! a time.
+//! So the scanner costs little next to the emulator itself (BENCHMARKS.md §19, §23).
 
 use crate::term::queries::DCS_QUERY;
 
@@ -887,16 +888,32 @@ fn counted_or_handled(action: u8) -> bool {
 }
 
 /// Where the next ESC is in `bytes` (or its length). Runs between sequences are often a
-/// character or two, where a few compares cost less than setting `memchr` up.
+/// character or two, where setting `memchr` up costs more than the run: the first 16 bytes
+/// are looked at eight at a time ([`escape_in`]), and `memchr` looks further only when they
+/// hold no ESC.
 fn find_escape(bytes: &[u8]) -> usize {
-    const SHORT: usize = 16;
-    if let Some(at) = bytes.iter().take(SHORT).position(|&b| b == 0x1b) {
-        return at;
+    if let (Some(first), Some(second)) =
+        (bytes.first_chunk::<8>(), bytes.get(8..).and_then(<[u8]>::first_chunk::<8>))
+    {
+        if let Some(at) = escape_in(*first) {
+            return at;
+        }
+        if let Some(at) = escape_in(*second) {
+            return 8 + at;
+        }
+        return 16 + memchr::memchr(0x1b, &bytes[16..]).unwrap_or(bytes.len() - 16);
     }
-    if bytes.len() <= SHORT {
-        return bytes.len();
-    }
-    SHORT + memchr::memchr(0x1b, &bytes[SHORT..]).unwrap_or(bytes.len() - SHORT)
+    bytes.iter().position(|&b| b == 0x1b).unwrap_or(bytes.len())
+}
+
+/// The position of the first ESC in eight bytes, in one word: a byte equal to ESC becomes
+/// zero, and the lowest byte whose subtraction borrows while its own top bit was clear is
+/// the first zero byte (a borrow can only carry a false hit above a true one).
+fn escape_in(bytes: [u8; 8]) -> Option<usize> {
+    const ONES: u64 = u64::from_le_bytes([1; 8]);
+    let word = u64::from_le_bytes(bytes) ^ (ONES * 0x1b);
+    let zeros = word.wrapping_sub(ONES) & !word & (ONES << 7);
+    (zeros != 0).then(|| zeros.trailing_zeros() as usize / 8)
 }
 
 #[cfg(test)]
@@ -938,6 +955,28 @@ mod tests {
 
     fn csi(action: u8, private: Option<u8>, params: &[u8]) -> Stop {
         Stop::Sequence(Sequence::Csi { private, params: Params::parse(params, false), action })
+    }
+
+    #[test]
+    fn the_next_escape_is_found_at_every_length_and_position() {
+        // Bytes around ESC (0x1b) that a word-at-a-time search could take for it: a borrow
+        // from a true hit below (0x1a), a top bit set (0x9b), zero and all ones.
+        for filler in [b'a', 0x1a, 0x1c, 0x9b, 0x00, 0xff, 0x3b] {
+            for len in 0..=40usize {
+                for first in 0..=len {
+                    for second in [None, Some(first + 1), Some(first + 8), len.checked_sub(1)] {
+                        let mut bytes = vec![filler; len];
+                        for at in [Some(first), second].into_iter().flatten() {
+                            if at < len {
+                                bytes[at] = 0x1b;
+                            }
+                        }
+                        let expected = bytes.iter().position(|&b| b == 0x1b).unwrap_or(len);
+                        assert_eq!(find_escape(&bytes), expected, "{bytes:02x?}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]
