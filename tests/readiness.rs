@@ -452,6 +452,45 @@ fn man_pager_is_named_by_the_program_it_runs() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// A session whose own program goes by a role's name (`pager`, a link to `less`) is named by
+/// the program it runs, as a reader behind `man` is: `less`, and still `less` once that file
+/// is removed while it runs (its executable then reads `less (deleted)`); an executable whose
+/// file name is no plain name (a line break, an escape sequence) leaves the role's name.
+/// Before, the group's leader was named by its role, `pager`.
+#[test]
+fn a_session_run_by_a_roles_name_is_named_by_its_program() {
+    if !require("less") {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("termloom-role-name-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let less = std::env::split_paths(&std::env::var_os("PATH").unwrap())
+        .map(|bin| bin.join("less"))
+        .find(|less| less.is_file())
+        .unwrap();
+    let text = dir.join("text");
+    std::fs::write(&text, "some text\n").unwrap();
+    let engine = engine();
+    for (file, named) in [("less", "less"), ("le\nss\u{1b}[31m", "pager")] {
+        let copy = dir.join(file);
+        std::fs::copy(&less, &copy).unwrap();
+        let pager = dir.join("pager");
+        let _ = std::fs::remove_file(&pager);
+        std::os::unix::fs::symlink(&copy, &pager).unwrap();
+        let session = engine.spawn(SpawnSpec::new(&pager).arg(&text)).unwrap();
+        let outcome = expect(&session, Until::input_wait());
+        let name = |status: &termloom::Status| status.foreground.as_ref().map(|p| p.name.clone());
+        assert_eq!(name(&outcome.status).as_deref(), Some(named), "{file:?}: {outcome}");
+        std::fs::remove_file(&copy).unwrap();
+        let status = session.status().unwrap();
+        assert_eq!(name(&status).as_deref(), Some(named), "{file:?} removed: {status:?}");
+        session.send_keys("q").unwrap();
+        expect(&session, Until::exit());
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn input_wait_on_programs_waiting_for_the_terminal() {
     if !require("python3") || !require(&shell_program()) || !require("vim") || !require("less") {

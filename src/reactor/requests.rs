@@ -924,7 +924,7 @@ impl Reactor {
                 if signal == crate::input::signal::Signal::Kill && group == slot.pid {
                     return Err(Error::InvalidInput(format!(
                         "refusing to send SIGKILL to the foreground process group {group}: it is the session's own program ({}); close the session instead, or signal the whole session",
-                        procfs::process_name(group).unwrap_or_else(|| slot.program.clone())
+                        procfs::program_name(group).unwrap_or_else(|| slot.program.clone())
                     )));
                 }
                 vec![group]

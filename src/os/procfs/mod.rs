@@ -249,11 +249,25 @@ pub(crate) fn program_name(pid: i32) -> Option<String> {
         return Some(name);
     }
     let exe = std::fs::read_link(format!("/proc/{pid}/exe")).ok();
+    // An executable removed since it started (an upgrade while it runs) reads `… (deleted)`.
     let file = exe.as_ref().and_then(|exe| exe.file_name()?.to_str());
-    Some(
-        file.map(without_variant).filter(|program| !program.is_empty()).map_or(name, str::to_owned),
-    )
+    let file = file.map(|file| file.strip_suffix(" (deleted)").unwrap_or(file));
+    // Only a plain name (as a relay's): a file name may hold a line break or an escape
+    // sequence, which a status line must not.
+    let program = file
+        .map(without_variant)
+        .filter(|program| program.len() <= MAX_PROGRAM_NAME && plain_name(program));
+    Some(program.map_or(name, str::to_owned))
 }
+
+/// Whether `name` is a name a header gives as it is: ASCII letters, digits, `.`, `_`, `-` and
+/// `+`, at least one (no control character, blank or quote, which JSON need not escape).
+fn plain_name(name: &str) -> bool {
+    !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b"._-+".contains(&b))
+}
+
+/// The longest executable's file name [`program_name`] gives (a `comm` is at most 15 bytes).
+const MAX_PROGRAM_NAME: usize = 64;
 
 /// An executable's file name without the suffix of a variant built of it, lowercase letters
 /// after a dot (Debian's `vim.basic`, `vim.tiny`, `vim.nox` are `vim`); a version
@@ -285,15 +299,14 @@ pub(crate) fn relay_name(pid: i32, sid: i32) -> Option<String> {
     }
     let relay = read_stat(leader.ppid).ok().filter(|relay| relay.session != sid)?;
     let name = relay.comm.split(':').next().unwrap_or_default().trim();
-    let plain = |b: u8| b.is_ascii_alphanumeric() || b"._-+".contains(&b);
-    (!name.is_empty() && name.bytes().all(plain)).then(|| name.to_owned())
+    plain_name(name).then(|| name.to_owned())
 }
 
 /// The name a process group goes by: its leader's, or, once the leader has ended and been
 /// reaped (a pipeline's first command done, a shell that exited leaving a job it started in
 /// the background of its group), a live member's; `None` when no process is left in it.
 pub(crate) fn group_name(pgrp: i32) -> Option<String> {
-    process_name(pgrp).or_else(|| {
+    program_name(pgrp).or_else(|| {
         let members = scan_processes(|stat| stat.pgrp == pgrp && has_live_threads(stat));
         members.into_iter().next().map(|member| member.comm)
     })
