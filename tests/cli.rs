@@ -1179,11 +1179,13 @@ fn a_recording_into_a_directory_the_caller_cannot_write_is_written_in_place() {
 }
 
 /// Whoever owns the directory of a file written in place (the caller may not write it) can
-/// link its name to a file of the caller's and unlink it again, over and over: the file
-/// written is the one looked at, with one name both when looked at and when opened, and the
-/// caller's file is never written. Before, the count of names was read after the open, when
-/// the link could be gone again: one start in 12 to 102 emptied the caller's file and filled
-/// it with the recording (review ut).
+/// link its name to a file of the caller's and rename a file of its own over it again, over
+/// and over: the caller's file is never written. Before, the count of names was read after
+/// the open, when the link could be gone again (one start in 12 to 102 emptied the caller's
+/// file and filled it with the recording, review ut); then before and after the open, but a
+/// rename lowers the count before the name changes (one run in four failed under load,
+/// review uw). The directory's owner here is `daemon` (uid 1); its own file, one name, is
+/// written in place when a start opens it.
 #[test]
 fn a_recording_in_place_never_writes_a_file_linked_there_and_unlinked_meanwhile() {
     use std::os::unix::fs::PermissionsExt;
@@ -1194,20 +1196,39 @@ fn a_recording_in_place_never_writes_a_file_linked_there_and_unlinked_meanwhile(
     }
     let dir = common::TestDir::new("record-link-race");
     std::fs::set_permissions(&*dir, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let nobody = rustix::fs::Uid::from_raw(65534);
+    let (nobody, daemon) = (rustix::fs::Uid::from_raw(65534), rustix::fs::Uid::from_raw(1));
     let victim = dir.join("notes");
     std::fs::write(&victim, "private\n").unwrap();
     rustix::fs::chown(&victim, Some(nobody), None).unwrap();
     std::fs::set_permissions(&victim, std::fs::Permissions::from_mode(0o600)).unwrap();
     let theirs = dir.join("theirs");
     std::fs::create_dir(&theirs).unwrap();
+    rustix::fs::chown(&theirs, Some(daemon), None).unwrap();
     std::fs::set_permissions(&theirs, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let record = |path: &std::path::Path| {
+        Command::new(TERMLOOM)
+            .args(["run", "--record"])
+            .arg(path)
+            .args(["--", "true"])
+            .current_dir("/")
+            .env("HOME", "/")
+            .env_remove("XDG_RUNTIME_DIR")
+            .uid(65534)
+            .gid(65534)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    };
+    // Caught whatever the timing: the caller's own file, one name, in that directory (as the
+    // name is between the link and the rename) is refused and left as it is.
+    let own = theirs.join("own.cast");
+    std::fs::write(&own, "mine\n").unwrap();
+    rustix::fs::chown(&own, Some(nobody), None).unwrap();
+    let output = record(&own);
+    assert_ne!(code(&output), 0, "the caller's own file there is refused");
+    assert!(stderr(&output).contains("your own file"), "{}", stderr(&output));
+    assert_eq!(std::fs::read_to_string(&own).unwrap(), "mine\n");
     let name = theirs.join("rec.cast");
-    // Between the links, the name is a file of the directory's owner, so that the start
-    // takes the in-place path whichever state it looks at.
-    let decoy = dir.join("decoy");
-    std::fs::write(&decoy, "decoy\n").unwrap();
-    rustix::fs::chown(&decoy, Some(nobody), None).unwrap();
     let stop = AtomicBool::new(false);
     std::thread::scope(|scope| {
         scope.spawn(|| {
@@ -1215,24 +1236,18 @@ fn a_recording_in_place_never_writes_a_file_linked_there_and_unlinked_meanwhile(
             while !stop.load(Ordering::Relaxed) {
                 let _ = std::fs::hard_link(&victim, &staged);
                 let _ = std::fs::rename(&staged, &name);
-                let _ = std::fs::hard_link(&decoy, &staged);
-                let _ = std::fs::rename(&staged, &name);
+                // The owner's own file, with no other name, made writable by the caller.
+                if std::fs::write(&staged, "theirs\n").is_ok() {
+                    let _ = rustix::fs::chown(&staged, Some(daemon), None);
+                    let mode = std::fs::Permissions::from_mode(0o666);
+                    let _ = std::fs::set_permissions(&staged, mode);
+                    let _ = std::fs::rename(&staged, &name);
+                }
             }
         });
         let mut refused = 0;
         for start in 0..150 {
-            let output = Command::new(TERMLOOM)
-                .args(["run", "--record"])
-                .arg(&name)
-                .args(["--", "true"])
-                .current_dir("/")
-                .env("HOME", "/")
-                .env_remove("XDG_RUNTIME_DIR")
-                .uid(65534)
-                .gid(65534)
-                .stdin(Stdio::null())
-                .output()
-                .unwrap();
+            let output = record(&name);
             refused += usize::from(code(&output) != 0);
             let text = std::fs::read_to_string(&victim).unwrap();
             if text != "private\n" {

@@ -374,13 +374,34 @@ fn fixed(dir: &rustix::fs::Statx, file: Option<&rustix::fs::Statx>) -> io::Resul
 /// Such a link is the caller's own file, owned by the caller, so the owner tells nothing: any
 /// file with more than one name is refused (the caller's own links too; name another path).
 ///
-/// `seen` is the file's `statx` taken before it was opened by its name: the name may have
-/// been linked to another file between the look and the open, or a link to the opened file
-/// removed right after the open (its count of names then 1 again), so the file opened must
-/// be the one seen, with one name both when seen and when opened.
-fn shared_by_links(file: &std::fs::File, seen: &rustix::fs::Statx) -> io::Result<()> {
+/// `seen` is the file's `statx` taken before it was opened by its name; `unwritable_dir` its
+/// directory's, when the file is written in place because the caller may not write it (a
+/// mount point's name, an append-only or immutable directory's cannot be made a link again
+/// and again). The count of names cannot be trusted alone: whoever may write the directory
+/// can link the name to the caller's file and rename another file over it again around the
+/// open, and a rename lowers the count before the name changes (one start in about 20 under
+/// load saw one name). What cannot change under the caller is decisive: the caller's own
+/// file (the opened file's owner) is refused where someone else may write names into its
+/// directory (its owner neither the caller nor root, or writable by its group or others).
+/// The file opened must also be the one seen (device and inode), with one name both then and
+/// once open.
+fn shared_by_links(
+    file: &std::fs::File,
+    seen: &rustix::fs::Statx,
+    unwritable_dir: Option<&rustix::fs::Statx>,
+) -> io::Result<()> {
     use std::os::unix::fs::MetadataExt;
     let metadata = file.metadata()?;
+    let caller = rustix::process::geteuid().as_raw();
+    let others_write_names = unwritable_dir.is_some_and(|dir| {
+        (dir.stx_uid != caller && dir.stx_uid != 0) || u32::from(dir.stx_mode) & 0o022 != 0
+    });
+    if metadata.is_file() && metadata.uid() == caller && others_write_names {
+        return Err(io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            "it is your own file in a directory you may not write and others may: it cannot be replaced, and whoever may write that directory could have made its name a link to your file, which a recording written in place would empty and fill: name another path",
+        ));
+    }
     let same = metadata.ino() == seen.stx_ino
         && metadata.dev() == rustix::fs::makedev(seen.stx_dev_major, seen.stx_dev_minor);
     if !same {
@@ -471,10 +492,10 @@ fn beside(path: &Path) -> io::Result<(std::fs::File, Place)> {
     };
     let here = rustix::fs::statx(&dir, "", AtFlags::EMPTY_PATH | nofollow, mask)?;
     fixed(&here, existing.as_ref())?;
-    let write_in_place = |seen: &rustix::fs::Statx| {
+    let write_in_place = |seen: &rustix::fs::Statx, unwritable_dir: bool| {
         let flags = OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
         let file = std::fs::File::from(rustix::fs::openat(&dir, name, flags, Mode::empty())?);
-        shared_by_links(&file, seen)?;
+        shared_by_links(&file, seen, unwritable_dir.then_some(&here))?;
         Ok((in_place(lock(file)?)?, Place::Kept))
     };
     if let Some(file) = &existing {
@@ -482,7 +503,7 @@ fn beside(path: &Path) -> io::Result<(std::fs::File, Place)> {
             return Err(recorded_already());
         }
         if unreplaceable(&here, file) {
-            return write_in_place(file);
+            return write_in_place(file, false);
         }
     }
     match make_temp(&dir, temp_name) {
@@ -503,7 +524,7 @@ fn beside(path: &Path) -> io::Result<(std::fs::File, Place)> {
                 .iter()
                 .any(|refusal| err.raw_os_error() == Some(refusal.raw_os_error())) =>
             {
-                write_in_place(seen)
+                write_in_place(seen, true)
             }
             _ => {
                 let dir = crate::error::quoted_os(dir_path.as_os_str());
