@@ -444,8 +444,7 @@ impl Scanner {
                 }
                 State::Csi => {
                     // Parameter bytes in a tight loop.
-                    let params =
-                        bytes[i..].iter().take_while(|b| (0x30..=0x3f).contains(*b)).count();
+                    let params = param_len(&bytes[i..]);
                     for &b in &bytes[i..i + params] {
                         if self.params_len < CSI_PARAMS {
                             self.params[self.params_len] = b;
@@ -673,7 +672,7 @@ impl Scanner {
         if bytes.first() != Some(&b'[') {
             return None;
         }
-        let params = bytes[1..].iter().take_while(|b| (0x30..=0x3f).contains(*b)).count();
+        let params = param_len(&bytes[1..]);
         let action = *bytes.get(1 + params)?;
         // The per-byte path checks the budgets before `[`, each parameter and the final byte.
         if !(0x40..=0x7e).contains(&action)
@@ -906,6 +905,22 @@ fn find_escape(bytes: &[u8]) -> usize {
     bytes.iter().position(|&b| b == 0x1b).unwrap_or(bytes.len())
 }
 
+/// How many parameter bytes (0x30 to 0x3f, those whose high nibble is 3) `bytes` begins
+/// with, eight at a time: each eight bytes as one word, masked to their high nibbles and
+/// XORed with 3's, whose lowest non-zero byte is the first other byte.
+fn param_len(bytes: &[u8]) -> usize {
+    const ONES: u64 = u64::from_le_bytes([1; 8]);
+    let mut n = 0;
+    while let Some(chunk) = bytes.get(n..).and_then(<[u8]>::first_chunk::<8>) {
+        let other = (u64::from_le_bytes(*chunk) & (ONES * 0xf0)) ^ (ONES * 0x30);
+        if other != 0 {
+            return n + other.trailing_zeros() as usize / 8;
+        }
+        n += 8;
+    }
+    n + bytes[n..].iter().take_while(|b| (0x30..=0x3f).contains(*b)).count()
+}
+
 /// The position of the first ESC in eight bytes, in one word: a byte equal to ESC becomes
 /// zero, and the lowest byte whose subtraction borrows while its own top bit was clear is
 /// the first zero byte (a borrow can only carry a false hit above a true one).
@@ -974,6 +989,23 @@ mod tests {
                         let expected = bytes.iter().position(|&b| b == 0x1b).unwrap_or(len);
                         assert_eq!(find_escape(&bytes), expected, "{bytes:02x?}");
                     }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn parameter_bytes_are_counted_at_every_length_and_position() {
+        // Each side of the range (0x2f, 0x40), its ends, and bytes whose high nibble is 3
+        // only outside ASCII or only without their top bit (0xb0, 0x70).
+        for other in [0x2f, 0x40, 0x1b, b'm', 0xb0, 0x70, 0x03, 0x00, 0xff] {
+            for len in 0..40 {
+                let params: Vec<u8> = b"0;9?<:>=".iter().cycle().take(len).copied().collect();
+                for tail in 0..12 {
+                    let mut bytes = params.clone();
+                    bytes.extend(std::iter::repeat_n(other, tail.min(1)));
+                    bytes.extend(std::iter::repeat_n(b'1', tail.saturating_sub(1)));
+                    assert_eq!(param_len(&bytes), len, "{len} then {tail} of {other:#x}");
                 }
             }
         }
