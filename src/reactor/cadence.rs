@@ -1,5 +1,6 @@
 //! The timing of a session's output since its last input: its pace (a program that prints on
-//! a timer, a progress bar redrawn once a second, is running between its prints, not quiet),
+//! a timer, a progress bar redrawn once a second, is running between its prints, not quiet,
+//! as is one that left a row redrawn in place, a download's meter),
 //! and whether it drew again after a pause (the answer to an Escape typed after other keys).
 
 use std::time::{Duration, Instant};
@@ -17,6 +18,24 @@ const ANSWER_PAUSE: Duration = Duration::from_millis(20);
 /// default wait's 10 s prints on no timer a caller can see.
 const LONGEST_BEAT: Duration = Duration::from_secs(10);
 
+/// How long a row redrawn in place holds after its latest redraw (see [`Row::Redrawn`]):
+/// twice curl's longest gap between two redraws of its meter measured under `--limit-rate`
+/// (1.45 s), so a download is followed from its first redraw, before its pace shows.
+const METER_BEAT: Duration = Duration::from_secs(3);
+
+/// What the output since the last input left on the cursor's row.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+enum Row {
+    /// A line ended (or nothing was printed): no row redrawn.
+    #[default]
+    Other,
+    /// A carriage return with nothing after it yet.
+    Returned,
+    /// Text after a carriage return, not ended: a row redrawn in place, as a download's meter
+    /// is (`\r 10 7812k ...`), not a line printed and ended.
+    Redrawn,
+}
+
 /// The last two pauses between bursts of a session's output since its last input (see
 /// [`Cadence::holds`]).
 #[derive(Debug, Clone, Copy, Default)]
@@ -27,6 +46,8 @@ pub(super) struct Cadence {
     beats: [Option<Duration>; 2],
     /// Whether output came after a pause of [`ANSWER_PAUSE`] or more in it.
     paused: bool,
+    /// What the latest output left on the cursor's row.
+    row: Row,
 }
 
 impl Cadence {
@@ -40,6 +61,20 @@ impl Cadence {
             }
         }
         self.last = Some(now);
+    }
+
+    /// Notes the bytes of output read: whether they leave the cursor on a row redrawn in
+    /// place, text written after a carriage return and no line ended.
+    pub(super) fn printed(&mut self, bytes: &[u8]) {
+        let (after, start) = match bytes.iter().rposition(|&b| b == b'\r' || b == b'\n') {
+            Some(at) if bytes[at] == b'\n' => (Row::Other, at + 1),
+            Some(at) => (Row::Returned, at + 1),
+            None => (self.row, 0),
+        };
+        self.row = match after {
+            Row::Returned | Row::Redrawn if shows_text(&bytes[start..]) => Row::Redrawn,
+            row => row,
+        };
     }
 
     /// Notes input: what the program prints next answers it, and starts a pace of its own.
@@ -61,19 +96,48 @@ impl Cadence {
     /// and has been silent for `silent` (since the latest print) no longer than half as long
     /// again as the longer one: it is between two prints, not quiet. (A progress bar redrawn
     /// once a second read `running, quiet` whenever it was read more than the quiet window's
-    /// 500 ms after a redraw, about half of the reads.)
-    pub(super) fn holds(&self, silent: Duration) -> bool {
-        self.pace_left(silent).is_some()
+    /// 500 ms after a redraw, about half of the reads.) So does a row redrawn in place
+    /// ([`Row::Redrawn`], a download's meter) silent for no longer than [`METER_BEAT`], when
+    /// `meter_runs`: the program may yet redraw it, waiting on the world outside or a short
+    /// timer, or busy, not stopped nor in a long sleep (a bar that printed ` done` on its row
+    /// before `exec sleep 60` is quiet once its pace broke).
+    pub(super) fn holds(&self, silent: Duration, meter_runs: bool) -> bool {
+        self.pace_left(silent, meter_runs).is_some()
     }
 
     /// How much longer the pace holds (see [`Cadence::holds`]) after `silent` since the
     /// latest print: `None` once it does not.
-    pub(super) fn pace_left(&self, silent: Duration) -> Option<Duration> {
-        let [Some(latest), Some(before)] = self.beats else { return None };
+    pub(super) fn pace_left(&self, silent: Duration, meter_runs: bool) -> Option<Duration> {
+        // A row redrawn in place is a meter from its first redraw, before two pauses show a
+        // pace: curl's first gap, up to 1.45 s, was taken for the silence of a settled
+        // screen.
+        let meter = match self.row {
+            Row::Redrawn if meter_runs => METER_BEAT.checked_sub(silent),
+            Row::Redrawn | Row::Other | Row::Returned => None,
+        };
+        let [Some(latest), Some(before)] = self.beats else { return meter };
         let (short, long) = (latest.min(before), latest.max(before));
         let paced = long <= LONGEST_BEAT && long <= short.saturating_mul(3) / 2;
-        (paced && silent <= long * 3 / 2).then(|| long * 3 / 2 - silent)
+        let pace = (paced && silent <= long * 3 / 2).then(|| long * 3 / 2 - silent);
+        pace.max(meter)
     }
+}
+
+/// Whether `bytes` write text: a printable character outside an escape sequence (`\r\x1b[K`
+/// erases the row and writes none).
+fn shows_text(bytes: &[u8]) -> bool {
+    let mut rest = bytes.iter();
+    while let Some(&b) = rest.next() {
+        match b {
+            // A CSI sequence up to its final byte; another escape's one byte.
+            0x1b if rest.next() == Some(&b'[') => {
+                rest.by_ref().find(|&&b| (0x40..=0x7e).contains(&b));
+            }
+            0x20..=0x7e | 0x80.. => return true,
+            _ => {}
+        }
+    }
+    false
 }
 
 #[cfg(test)]
@@ -91,14 +155,37 @@ mod tests {
         let second = Duration::from_secs(1);
         cadence.output(start);
         cadence.output(after(start, 1000));
-        assert!(!cadence.holds(second / 2), "one pause is no pace");
+        assert!(!cadence.holds(second / 2, true), "one pause is no pace");
         // (A frame in two reads is one burst.)
         cadence.output(after(start, 2000));
         cadence.output(after(start, 2010));
-        assert!(cadence.holds(second / 2) && cadence.holds(second * 3 / 2));
-        assert!(!cadence.holds(second * 2), "silent for two beats");
+        assert!(cadence.holds(second / 2, true) && cadence.holds(second * 3 / 2, true));
+        assert!(!cadence.holds(second * 2, true), "silent for two beats");
         cadence.input();
-        assert!(!cadence.holds(second / 2), "input starts again");
+        assert!(!cadence.holds(second / 2, true), "input starts again");
+    }
+
+    #[test]
+    fn a_row_redrawn_in_place_holds_from_its_first_redraw() {
+        let second = Duration::from_secs(1);
+        let mut cadence = Cadence::default();
+        cadence.printed(b"  % Total    % Received\r\n\r  0     0    0");
+        assert!(cadence.holds(second * 2, true), "the meter's first state");
+        assert!(!cadence.holds(second * 4, true), "a meter silent for longer than its beat");
+        assert!(!cadence.holds(second * 2, false), "a meter that cannot be redrawn soon");
+        for ended in [&b"\r 10 7812k\n"[..], b"done\r\n", b"\r\x1b[K"] {
+            cadence.printed(b"\r 10 7812k");
+            cadence.printed(ended);
+            assert!(!cadence.holds(second * 2, true), "{ended:?}");
+        }
+        // A carriage return at a read's end, the text in the next.
+        cadence.printed(b"\r");
+        cadence.printed(b" 20 7812k");
+        assert!(cadence.holds(second * 2, true));
+        cadence.input();
+        assert!(!cadence.holds(second * 2, true), "input starts again");
+        cadence.printed(b"Password: ");
+        assert!(!cadence.holds(second * 2, true), "text after no carriage return");
     }
 
     #[test]
@@ -122,11 +209,11 @@ mod tests {
         for ms in [0, 200, 3200] {
             cadence.output(after(start, ms));
         }
-        assert!(!cadence.holds(Duration::from_secs(1)), "0.2 s then 3 s");
+        assert!(!cadence.holds(Duration::from_secs(1), true), "0.2 s then 3 s");
         let mut cadence = Cadence::default();
         for ms in [0, 12_000, 24_000] {
             cadence.output(after(start, ms));
         }
-        assert!(!cadence.holds(Duration::from_secs(1)), "beyond the longest beat");
+        assert!(!cadence.holds(Duration::from_secs(1), true), "beyond the longest beat");
     }
 }

@@ -606,8 +606,10 @@ impl Slot {
         }
     }
 
-    /// Takes output just read: records it, and keeps the newest `limit` bytes of it.
+    /// Takes output just read: records it, tells the cadence what it left on the cursor's row
+    /// (a row redrawn in place), and keeps the newest `limit` bytes of it.
     fn took_output(&mut self, bytes: &[u8], limit: usize) {
+        self.cadence.printed(bytes);
         if let Some(recorder) = &mut self.recorder {
             recorder.output(bytes);
         }

@@ -258,6 +258,8 @@ impl Reactor {
         let mut idle_ticking = false;
         let mut sleeping = None;
         let mut following = false;
+        // (Whether a row redrawn in place may yet be redrawn: see `Cadence::holds`.)
+        let mut meter_runs = true;
         let (input_wait, reader) = if probe && slot.exit.is_none() {
             // (The master was asked for unread output as this look began when a waiter
             // reads quiet, as every one that probes does today: found none, it is not asked
@@ -299,7 +301,10 @@ impl Reactor {
                 }
                 procfs::InputWait::Ticking { .. } => (Some(false), None),
                 // Nothing happens until it is continued: it has settled, and waits for no key.
-                procfs::InputWait::Stopped { .. } => (None, None),
+                procfs::InputWait::Stopped { .. } => {
+                    meter_runs = false;
+                    (None, None)
+                }
                 // Silence is the answer of a program waiting on the world outside (a server,
                 // `tail -f`): like one /proc cannot tell, it settles once quiet. Only once
                 // seen twice, 50-200 ms apart, with nothing else in between: a program
@@ -363,7 +368,9 @@ impl Reactor {
             idle_ticking,
             sleeping,
             following,
-            paced: slot.cadence.pace_left(now.saturating_duration_since(slot.last_output)),
+            paced: slot
+                .cadence
+                .pace_left(now.saturating_duration_since(slot.last_output), meter_runs),
             answered_since: true,
         };
         let ended = match (slot.exit, slot.closed) {
@@ -915,14 +922,16 @@ impl Reactor {
                 }
                 procfs::InputWait::Unknown { reason } => {
                     status.input_wait_unknown = Some(reason);
-                    quiet_or_running(slot, since_output, self.config.quiet)
+                    quiet_or_running(slot, since_output, self.config.quiet, true)
                 }
                 procfs::InputWait::Stopped { .. } => Activity::Stopped,
+                procfs::InputWait::Sleeping { .. } => {
+                    quiet_or_running(slot, since_output, self.config.quiet, false)
+                }
                 procfs::InputWait::NotWaiting { .. }
                 | procfs::InputWait::Outside { .. }
-                | procfs::InputWait::Sleeping { .. }
                 | procfs::InputWait::Ticking { .. } => {
-                    quiet_or_running(slot, since_output, self.config.quiet)
+                    quiet_or_running(slot, since_output, self.config.quiet, true)
                 }
             }
         };
@@ -1031,9 +1040,15 @@ fn changed_or_output(slot: &Slot) -> Instant {
 
 /// Whether a program not waiting for input is quiet, silent for `quiet` (`since_output`), or
 /// running: also while it prints at a pace and is between two prints (`slot.cadence`, a
-/// progress bar redrawn once a second).
-fn quiet_or_running(slot: &Slot, since_output: Duration, quiet: Duration) -> Activity {
-    match since_output >= quiet && !slot.cadence.holds(since_output) {
+/// progress bar redrawn once a second), or has left a row redrawn in place that it may yet
+/// redraw (`meter_runs`: see `Cadence::holds`).
+fn quiet_or_running(
+    slot: &Slot,
+    since_output: Duration,
+    quiet: Duration,
+    meter_runs: bool,
+) -> Activity {
+    match since_output >= quiet && !slot.cadence.holds(since_output, meter_runs) {
         true => Activity::Quiet,
         false => Activity::Running,
     }
