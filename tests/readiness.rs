@@ -3473,6 +3473,33 @@ fn download_meter_waited_for(redraws: &str, last: u32) {
     assert!(!started.text.contains(&state), "the meter's last state alone: {}", started.text);
 }
 
+/// Lines printed at a pace settle the default wait once quiet, as they did before a pace held
+/// it: a server's retries backing off by less than half again each time (a thread's lines
+/// 1, 1, 1.4, 2 and 2.9 s apart while the main thread waits on its socket) held the wait to
+/// its end ("still busy after 10.0 s"; review uv), where it settles at the first silence
+/// longer than the wait's. Only a row redrawn in place (a meter) holds it.
+#[test]
+fn lines_printed_at_a_pace_settle_the_default_wait_once_quiet() {
+    let body = "import threading\n\
+         def beat():\n    \
+             print('start', flush=True)\n    \
+             for gap in (1, 1, 1.4, 2, 2.9):\n        \
+                 time.sleep(gap)\n        \
+                 print(f'retry after {gap}', flush=True)\n\
+         threading.Thread(target=beat, daemon=True).start()\n\
+         s.recv(1)\n";
+    let Some((_listener, script)) = connected_python(body) else {
+        return;
+    };
+    let engine = engine();
+    let toolbox = termloom::tools::Toolbox::new(engine);
+    let started =
+        toolbox.call("terminal_start", &serde_json::json!({ "argv": ["python3", "-c", script] }));
+    assert!(started.text.contains("retry after 1"), "{}", started.text);
+    assert!(started.text.contains("settled after"), "{}", started.text);
+    assert!(!started.text.contains("still busy"), "{}", started.text);
+}
+
 /// A python3 script that runs `body` connected, as `s`, to a listener of the test's on the
 /// loopback (kept open while the test holds it), with `select`, `socket`, `sys` and `time`
 /// imported; `None` without python3.

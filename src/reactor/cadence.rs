@@ -15,7 +15,8 @@ const BURST: Duration = Duration::from_millis(100);
 const ANSWER_PAUSE: Duration = Duration::from_millis(20);
 
 /// The longest pause between prints that makes a pace: a program silent for longer than the
-/// default wait's 10 s prints on no timer a caller can see.
+/// default wait's 10 s prints on no timer a caller can see. (A pace holds for half as long
+/// again as its longer pause, so a wait held by a meter's pace may run to its end.)
 const LONGEST_BEAT: Duration = Duration::from_secs(10);
 
 /// How long a row redrawn in place holds after its latest redraw (see [`Row::Redrawn`]):
@@ -75,6 +76,12 @@ impl Cadence {
             Row::Returned | Row::Redrawn if shows_text(&bytes[start..]) => Row::Redrawn,
             row => row,
         };
+    }
+
+    /// Whether the latest output left the cursor on a row redrawn in place ([`Row::Redrawn`]):
+    /// a meter, whose pace holds a wait, unlike lines printed at one.
+    pub(super) fn row_redrawn(&self) -> bool {
+        self.row == Row::Redrawn
     }
 
     /// Notes input: what the program prints next answers it, and starts a pace of its own.

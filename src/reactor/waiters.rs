@@ -368,9 +368,12 @@ impl Reactor {
             idle_ticking,
             sleeping,
             following,
+            // Only a row redrawn in place (a meter) holds a wait: lines printed at a pace (a
+            // build's steps, a server's retries backing off) settle once quiet, as before.
             paced: slot
                 .cadence
-                .pace_left(now.saturating_duration_since(slot.last_output), meter_runs),
+                .pace_left(now.saturating_duration_since(slot.last_output), meter_runs)
+                .filter(|_| slot.cadence.row_redrawn()),
             answered_since: true,
         };
         let ended = match (slot.exit, slot.closed) {
