@@ -1149,7 +1149,6 @@ fn a_recording_that_cannot_be_created_is_named() {
 #[test]
 fn a_recording_into_a_directory_the_caller_cannot_write_is_written_in_place() {
     use std::os::unix::fs::PermissionsExt;
-    use std::os::unix::process::CommandExt;
     if !common::require_root("only root can run termloom as another user") {
         return;
     }
@@ -1159,10 +1158,22 @@ fn a_recording_into_a_directory_the_caller_cannot_write_is_written_in_place() {
     std::fs::write(&file, "old\n").unwrap();
     let nobody = rustix::fs::Uid::from_raw(65534);
     rustix::fs::chown(&file, Some(nobody), None).unwrap();
-    let output = Command::new(TERMLOOM)
+    let output = record_as_nobody(&file, &["echo", "written-in-place"]);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(text.starts_with("{\"") && text.contains("written-in-place"), "{text}");
+    let mode = std::fs::metadata(&file).unwrap().permissions().mode();
+    assert_eq!(mode & 0o7777, 0o600, "made private");
+}
+
+/// `termloom run --record PATH -- ARGV` run as `nobody` (uid and gid 65534), from `/`.
+fn record_as_nobody(path: &std::path::Path, argv: &[&str]) -> Output {
+    use std::os::unix::process::CommandExt;
+    Command::new(TERMLOOM)
         .args(["run", "--record"])
-        .arg(&file)
-        .args(["--", "echo", "written-in-place"])
+        .arg(path)
+        .arg("--")
+        .args(argv)
         .current_dir("/")
         .env("HOME", "/")
         .env_remove("XDG_RUNTIME_DIR")
@@ -1170,12 +1181,7 @@ fn a_recording_into_a_directory_the_caller_cannot_write_is_written_in_place() {
         .gid(65534)
         .stdin(Stdio::null())
         .output()
-        .unwrap();
-    assert_eq!(code(&output), 0, "{}", stderr(&output));
-    let text = std::fs::read_to_string(&file).unwrap();
-    assert!(text.starts_with("{\"") && text.contains("written-in-place"), "{text}");
-    let mode = std::fs::metadata(&file).unwrap().permissions().mode();
-    assert_eq!(mode & 0o7777, 0o600, "made private");
+        .unwrap()
 }
 
 /// Whoever owns the directory of a file written in place (the caller may not write it) can
@@ -1189,7 +1195,6 @@ fn a_recording_into_a_directory_the_caller_cannot_write_is_written_in_place() {
 #[test]
 fn a_recording_in_place_never_writes_a_file_linked_there_and_unlinked_meanwhile() {
     use std::os::unix::fs::PermissionsExt;
-    use std::os::unix::process::CommandExt;
     use std::sync::atomic::{AtomicBool, Ordering};
     if !common::require_root("only root can run termloom as another user") {
         return;
@@ -1205,20 +1210,7 @@ fn a_recording_in_place_never_writes_a_file_linked_there_and_unlinked_meanwhile(
     std::fs::create_dir(&theirs).unwrap();
     rustix::fs::chown(&theirs, Some(daemon), None).unwrap();
     std::fs::set_permissions(&theirs, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let record = |path: &std::path::Path| {
-        Command::new(TERMLOOM)
-            .args(["run", "--record"])
-            .arg(path)
-            .args(["--", "true"])
-            .current_dir("/")
-            .env("HOME", "/")
-            .env_remove("XDG_RUNTIME_DIR")
-            .uid(65534)
-            .gid(65534)
-            .stdin(Stdio::null())
-            .output()
-            .unwrap()
-    };
+    let record = |path: &std::path::Path| record_as_nobody(path, &["true"]);
     // Caught whatever the timing: the caller's own file, one name, in that directory (as the
     // name is between the link and the rename) is refused and left as it is.
     let own = theirs.join("own.cast");
