@@ -49,6 +49,27 @@ pub(super) struct Cadence {
     paused: bool,
     /// What the latest output left on the cursor's row.
     row: Row,
+    /// The escape sequence the latest output ended inside, if any: the next read goes on
+    /// with it (a `\r\x1b[K` split between two reads writes no text).
+    escape: Escape,
+}
+
+/// Where output stands within an escape sequence, as far as telling text from it needs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+enum Escape {
+    /// Outside any.
+    #[default]
+    None,
+    /// After ESC.
+    Esc,
+    /// In a CSI sequence, up to its final byte.
+    Csi,
+    /// In a string (OSC, DCS, SOS, PM, APC), up to BEL or ST.
+    Text,
+    /// After an ESC in a string: ST's first byte.
+    TextEsc,
+    /// After `ESC (` and its kin, before the one byte that ends it (`ESC ( B`).
+    Designate,
 }
 
 impl Cadence {
@@ -67,13 +88,16 @@ impl Cadence {
     /// Notes the bytes of output read: whether they leave the cursor on a row redrawn in
     /// place, text written after a carriage return and no line ended.
     pub(super) fn printed(&mut self, bytes: &[u8]) {
-        let (after, start) = match bytes.iter().rposition(|&b| b == b'\r' || b == b'\n') {
+        let (after, start) = match memchr::memrchr2(b'\r', b'\n', bytes) {
             Some(at) if bytes[at] == b'\n' => (Row::Other, at + 1),
             Some(at) => (Row::Returned, at + 1),
             None => (self.row, 0),
         };
+        let escape = if start == 0 { self.escape } else { Escape::None };
+        let (text, escape) = shows_text(&bytes[start..], escape);
+        self.escape = escape;
         self.row = match after {
-            Row::Returned | Row::Redrawn if shows_text(&bytes[start..]) => Row::Redrawn,
+            Row::Returned | Row::Redrawn if text => Row::Redrawn,
             row => row,
         };
     }
@@ -130,21 +154,30 @@ impl Cadence {
     }
 }
 
-/// Whether `bytes` write text: a printable character outside an escape sequence (`\r\x1b[K`
-/// erases the row and writes none).
-fn shows_text(bytes: &[u8]) -> bool {
-    let mut rest = bytes.iter();
-    while let Some(&b) = rest.next() {
-        match b {
-            // A CSI sequence up to its final byte; another escape's one byte.
-            0x1b if rest.next() == Some(&b'[') => {
-                rest.by_ref().find(|&&b| (0x40..=0x7e).contains(&b));
+/// Whether `bytes`, read from within `escape`, write text: a character other than a blank,
+/// outside escape sequences (`\r\x1b[K` erases the row and writes none, nor do a title's
+/// OSC, a character set's designation or a spinner's blanks); and the escape sequence they
+/// end inside.
+fn shows_text(bytes: &[u8], mut escape: Escape) -> (bool, Escape) {
+    for &b in bytes {
+        escape = match (escape, b) {
+            (Escape::None, 0x1b) => Escape::Esc,
+            (Escape::None, 0x21..=0x7e | 0x80..) => return (true, Escape::None),
+            (Escape::None, _) => Escape::None,
+            (Escape::Esc, b'[') => Escape::Csi,
+            (Escape::Esc, b']' | b'P' | b'X' | b'^' | b'_') => Escape::Text,
+            (Escape::Esc, b' ' | b'#' | b'%' | b'(' | b')' | b'*' | b'+' | b'-' | b'.' | b'/') => {
+                Escape::Designate
             }
-            0x20..=0x7e | 0x80.. => return true,
-            _ => {}
-        }
+            (Escape::Esc | Escape::Designate, _) => Escape::None,
+            (Escape::Csi, 0x40..=0x7e) => Escape::None,
+            (Escape::Csi, _) => Escape::Csi,
+            (Escape::Text, 0x07) | (Escape::TextEsc, b'\\') => Escape::None,
+            (Escape::Text | Escape::TextEsc, 0x1b) => Escape::TextEsc,
+            (Escape::Text | Escape::TextEsc, _) => Escape::Text,
+        };
     }
-    false
+    (false, escape)
 }
 
 #[cfg(test)]
@@ -184,6 +217,21 @@ mod tests {
             cadence.printed(b"\r 10 7812k");
             cadence.printed(ended);
             assert!(!cadence.holds(second * 2, true), "{ended:?}");
+        }
+        // Nothing written after the carriage return: an erase split between two reads, a
+        // title's OSC, a character set's designation, a spinner's blanks.
+        for (first, then) in [
+            (&b"\r\x1b["[..], &b"K"[..]),
+            (b"\r\x1b", b"[K"),
+            (b"\r\x1b(B\x1b[m", b""),
+            (b"\r\x1b]0;a title\x1b", b"\\"),
+            (b"\r\x1b]0;a", b" title\x07"),
+            (b"\r    ", b""),
+        ] {
+            cadence.printed(b"\n");
+            cadence.printed(first);
+            cadence.printed(then);
+            assert!(!cadence.holds(second * 2, true), "{first:?} {then:?}");
         }
         // A carriage return at a read's end, the text in the next.
         cadence.printed(b"\r");
