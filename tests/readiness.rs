@@ -3460,17 +3460,13 @@ fn download_meter_waited_for(redraws: &str, last: u32) {
              out.flush()\n\
          out.write('\\r100 7812k  100 7812k    0     0  1516k      0  0:00:05  0:00:05 --:--:-- 1711k\\n')\n"
     );
-    let Some((_listener, meter)) = connected_python(&meter) else {
+    let Some(started) = started_connected_python(&meter) else {
         return;
     };
-    let engine = engine();
-    let toolbox = termloom::tools::Toolbox::new(engine);
-    let started =
-        toolbox.call("terminal_start", &serde_json::json!({ "argv": ["python3", "-c", meter] }));
-    assert!(started.text.contains("100 7812k  100 7812k"), "{}", started.text);
-    assert!(started.text.contains("exited"), "{}", started.text);
+    assert!(started.contains("100 7812k  100 7812k"), "{started}");
+    assert!(started.contains("exited"), "{started}");
     let state = format!(" {last:2} 7812k");
-    assert!(!started.text.contains(&state), "the meter's last state alone: {}", started.text);
+    assert!(!started.contains(&state), "the meter's last state alone: {started}");
 }
 
 /// Lines printed at a pace settle the default wait once quiet, as they did before a pace held
@@ -3488,16 +3484,21 @@ fn lines_printed_at_a_pace_settle_the_default_wait_once_quiet() {
                  print(f'retry after {gap}', flush=True)\n\
          threading.Thread(target=beat, daemon=True).start()\n\
          s.recv(1)\n";
-    let Some((_listener, script)) = connected_python(body) else {
+    let Some(started) = started_connected_python(body) else {
         return;
     };
-    let engine = engine();
-    let toolbox = termloom::tools::Toolbox::new(engine);
-    let started =
-        toolbox.call("terminal_start", &serde_json::json!({ "argv": ["python3", "-c", script] }));
-    assert!(started.text.contains("retry after 1"), "{}", started.text);
-    assert!(started.text.contains("settled after"), "{}", started.text);
-    assert!(!started.text.contains("still busy"), "{}", started.text);
+    assert!(started.contains("retry after 1"), "{started}");
+    assert!(started.contains("settled after"), "{started}");
+    assert!(!started.contains("still busy"), "{started}");
+}
+
+/// The text of MCP's `terminal_start` (its default wait) of a python3 script running `body`
+/// as [`connected_python`] does; `None` without python3.
+fn started_connected_python(body: &str) -> Option<String> {
+    let (_listener, script) = connected_python(body)?;
+    let toolbox = termloom::tools::Toolbox::new(engine());
+    let args = serde_json::json!({ "argv": ["python3", "-c", script] });
+    Some(toolbox.call("terminal_start", &args).text)
 }
 
 /// A python3 script that runs `body` connected, as `s`, to a listener of the test's on the
