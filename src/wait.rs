@@ -134,9 +134,10 @@ pub(crate) struct StateView {
     /// The program waits on files it follows alone (`tail -f`, seen so twice): it has printed
     /// what they hold, and settles at once, saying so, as a long sleep does.
     pub following: bool,
-    /// The program prints at a steady pace and is between two prints (a download's meter
-    /// redrawn about once a second while it waits on its socket), for this much longer
-    /// (`None`: no pace): its silence is no sign it settled.
+    /// The program's output left a row redrawn in place (a download's meter, redrawn about
+    /// once a second while it waits on its socket) that it may yet redraw, from its first
+    /// redraw or as long as its pace holds, for this much longer (`None`: no such row, or
+    /// lines printed and ended): its silence is no sign it settled.
     pub paced: Option<Duration>,
 }
 
