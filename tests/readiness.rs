@@ -419,12 +419,8 @@ fn man_pager_is_named_by_the_program_it_runs() {
     if !require("man") || !require("less") {
         return;
     }
-    let dir = std::env::temp_dir().join(format!("termloom-man-pager-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let less = std::env::split_paths(&std::env::var_os("PATH").unwrap())
-        .map(|bin| bin.join("less"))
-        .find(|less| less.is_file())
-        .unwrap();
+    let dir = TestDir::new("man-pager");
+    let less = in_path("less");
     let pager = dir.join("pager");
     let _ = std::fs::remove_file(&pager);
     std::os::unix::fs::symlink(&less, &pager).unwrap();
@@ -449,7 +445,12 @@ fn man_pager_is_named_by_the_program_it_runs() {
     assert_eq!(reader, Some("less"), "{outcome}");
     man.send_keys("q").unwrap();
     expect(&man, Until::exit());
-    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Where `program` is in `PATH` (the test has required it).
+fn in_path(program: &str) -> std::path::PathBuf {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path).map(|dir| dir.join(program)).find(|file| file.is_file()).unwrap()
 }
 
 /// A session whose own program goes by a role's name (`pager`, a link to `less`) is named by
@@ -462,13 +463,8 @@ fn a_session_run_by_a_roles_name_is_named_by_its_program() {
     if !require("less") {
         return;
     }
-    let dir = std::env::temp_dir().join(format!("termloom-role-name-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let less = std::env::split_paths(&std::env::var_os("PATH").unwrap())
-        .map(|bin| bin.join("less"))
-        .find(|less| less.is_file())
-        .unwrap();
+    let dir = TestDir::new("role-name");
+    let less = in_path("less");
     let text = dir.join("text");
     std::fs::write(&text, "some text\n").unwrap();
     let engine = engine();
@@ -488,7 +484,6 @@ fn a_session_run_by_a_roles_name_is_named_by_its_program() {
         session.send_keys("q").unwrap();
         expect(&session, Until::exit());
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -883,11 +878,7 @@ fn a_passphrase_dialog_a_daemon_runs_on_the_terminal_waits_for_keys() {
     if !require("gpg") || !require("gpg-agent") || !require("pinentry-curses") || !require("bash") {
         return;
     }
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    let pinentry = std::env::split_paths(&path)
-        .map(|dir| dir.join("pinentry-curses"))
-        .find(|file| file.is_file())
-        .unwrap();
+    let pinentry = in_path("pinentry-curses");
     for cgroups in [true, false] {
         let home = private_dir("gpg");
         let conf = format!("pinentry-program {}\n", pinentry.display());
