@@ -482,6 +482,26 @@ fn vims_alt_mapping_fires_under_modify_other_keys() {
     expect(&vim, Until::exit());
 }
 
+/// emacs asks for modifyOtherKeys level 1 and keeps its signal characters on (`ISIG`, `C-g`
+/// its interrupt character): keys the legacy forms cannot tell apart come with their modifiers
+/// (`C-,` came as `,`, typed into the buffer; `C-Tab` as a Tab), and `C-x` stays a byte.
+#[test]
+fn emacs_reads_modified_keys_under_its_modify_other_keys_level() {
+    if !require("emacs") {
+        return;
+    }
+    let engine = engine();
+    let emacs = engine.spawn(SpawnSpec::new("emacs").args(["-nw", "-Q"]).size(80, 20)).unwrap();
+    expect(&emacs, Until::screen_contains("For information about GNU Emacs"));
+    assert_eq!(emacs.screen().unwrap().modes.modify_other_keys, 1);
+    emacs.send_keys("<C-,>").unwrap();
+    expect(&emacs, Until::screen_contains("C-, is undefined"));
+    emacs.send_keys("<C-Tab>").unwrap();
+    expect(&emacs, Until::screen_contains("C-<tab> is undefined"));
+    emacs.send_keys("<C-x><C-c>").unwrap();
+    expect(&emacs, Until::exit());
+}
+
 #[test]
 fn kitty_keyboard_set_mode_changes_the_stack_top_and_survives_a_screen_switch() {
     if !require("python3") {

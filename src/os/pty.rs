@@ -109,15 +109,25 @@ pub(crate) fn line_editor_reads(master: BorrowedFd<'_>) -> bool {
     })
 }
 
-/// Whether the terminal hands every key to its program as it comes, signal characters
-/// included: canonical input and signals both off (`ICANON`, `ISIG`: vim's and emacs's raw
-/// mode). Only then may keys go in a form the line discipline cannot read, one a program
-/// asked for (xterm's modifyOtherKeys, `CSI 27 ; m ; code ~`): a level left set by a program
-/// that died sent a shell's Ctrl-C so, and it interrupted nothing. `modes` are the
-/// terminal's.
-pub(crate) fn passes_raw_keys(modes: &termios::Termios) -> bool {
+/// The xterm modifyOtherKeys level keys are sent under, given `level`, the one a program set,
+/// and the terminal's modes `modes`. `level` while the terminal hands every key to its
+/// program as it comes, signal characters included (`ICANON` and `ISIG` off: vim's raw mode).
+/// At most 1 while it hands keys over one by one but acts on signal characters (`ICANON` off,
+/// `ISIG` on: emacs's mode, which asks for level 1 and makes `C-g` its interrupt character):
+/// level 1 changes no key that has a control byte, so every signal character still goes as
+/// its byte, and keys the legacy forms cannot tell apart keep their modifiers (`C-Enter`,
+/// `C-Tab`, `C-,` came to emacs as `\r`, `\t` and `,`); level 2 would send `C-c` as
+/// `CSI 27;5;99~`. 0 in canonical input, where the line discipline reads the keys: a level
+/// a dying program left set sent a shell's Ctrl-C so, and it interrupted nothing.
+pub(crate) fn modify_other_keys_under(modes: &termios::Termios, level: u8) -> u8 {
     use rustix::termios::LocalModes;
-    !modes.local_modes.intersects(LocalModes::ICANON | LocalModes::ISIG)
+    if modes.local_modes.contains(LocalModes::ICANON) {
+        0
+    } else if modes.local_modes.contains(LocalModes::ISIG) {
+        level.min(1)
+    } else {
+        level
+    }
 }
 
 /// Whether a read of the terminal, taking keys, returns after a time with no key: `VMIN` 0

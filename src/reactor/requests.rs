@@ -183,14 +183,15 @@ pub(super) fn typed_line_of(
     Some(typed)
 }
 
-/// The modes keys typed into `slot` are encoded for: its terminal's, without xterm's
-/// modifyOtherKeys while the terminal (`terminal`, its termios) does not pass raw keys (see
-/// [`passes_raw_keys`](crate::os::pty::passes_raw_keys)).
+/// The modes keys typed into `slot` are encoded for: its terminal's, with xterm's
+/// modifyOtherKeys at the level the terminal (`terminal`, its termios; none when they cannot
+/// be read) lets through (see
+/// [`modify_other_keys_under`](crate::os::pty::modify_other_keys_under)).
 fn key_modes_of(slot: &Slot, terminal: Option<&rustix::termios::Termios>) -> KeyModes {
     let mut modes = KeyModes::from(&slot.terminal.modes());
-    if !terminal.is_some_and(crate::os::pty::passes_raw_keys) {
-        modes.modify_other_keys = 0;
-    }
+    modes.modify_other_keys = terminal.map_or(0, |terminal| {
+        crate::os::pty::modify_other_keys_under(terminal, modes.modify_other_keys)
+    });
     modes
 }
 
@@ -686,8 +687,8 @@ impl Reactor {
     }
 
     /// Encodes a parsed key script with the current key modes and queues it: xterm's
-    /// modifyOtherKeys forms only while the terminal passes raw keys (see
-    /// [`passes_raw_keys`](crate::os::pty::passes_raw_keys)). Whether the keys submit a
+    /// modifyOtherKeys forms at the level the terminal's modes let through (see
+    /// [`modify_other_keys_under`](crate::os::pty::modify_other_keys_under)). Whether the keys submit a
     /// line, by the request's one reading of the modes (see [`submits_into`]).
     pub(crate) fn send_keys(&mut self, id: SessionId, items: &[ScriptItem]) -> Result<bool> {
         let terminal = self.modes_after_output(id, None);
