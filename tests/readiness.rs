@@ -2399,6 +2399,17 @@ fn a_monitor_waits_for_the_next_key_as_soon_as_it_redrew() {
     top.close().unwrap();
 }
 
+/// A directory named for `name` holding two HTML pages: `index.html`, whose path is returned,
+/// with a link "second page" to `b.html` ("The second page.") and then `more`.
+fn two_pages(name: &str, more: &str) -> (TestDir, std::path::PathBuf) {
+    let dir = TestDir::new(name);
+    let page = dir.join("index.html");
+    let html = format!("<title>Home</title><p>See the <a href=\"b.html\">second page</a>.\n{more}");
+    std::fs::write(&page, html).unwrap();
+    std::fs::write(dir.join("b.html"), "<title>B</title><p>The second page.\n").unwrap();
+    (dir, page)
+}
+
 /// A full-screen program that polls its terminal every second whatever it shows (w3m) waits
 /// for keys as soon as it drew its first page, and after each key as soon as it answered it:
 /// with no input typed yet, its timer is no wait for the rest of a key code nor for an
@@ -2408,11 +2419,7 @@ fn a_browser_polling_its_terminal_every_second_waits_for_keys_from_its_first_pag
     if !require("w3m") {
         return;
     }
-    let dir = TestDir::new("w3m");
-    let page = dir.join("index.html");
-    let html = "<title>Home</title><p>See the <a href=\"b.html\">second page</a>.\n";
-    std::fs::write(&page, html).unwrap();
-    std::fs::write(dir.join("b.html"), "<title>B</title><p>The second page.\n").unwrap();
+    let (dir, page) = two_pages("w3m", "");
     let engine = engine();
     let spec = SpawnSpec::new("w3m")
         .arg(page.display().to_string())
@@ -2431,6 +2438,39 @@ fn a_browser_polling_its_terminal_every_second_waits_for_keys_from_its_first_pag
         assert!(screen.contains(shown), "{key}: {screen}");
     });
     w3m.close().unwrap();
+}
+
+/// A text browser (lynx) waits for keys as soon as it answered each one: a link followed and
+/// back, a text field entered, typed into and left, and its quit question; `y` ends it.
+#[test]
+fn a_text_browser_answers_each_key_at_once_through_a_link_a_form_and_its_quit_question() {
+    if !require("lynx") {
+        return;
+    }
+    let form = "<form action=\"b.html\">Name: <input type=\"text\" name=\"who\"></form>\n";
+    let (dir, page) = two_pages("lynx", form);
+    let engine = engine();
+    let spec = SpawnSpec::new("lynx")
+        .args(["-nocolor", &page.display().to_string()])
+        .env("HOME", dir.display().to_string())
+        .size(80, 24);
+    let lynx = engine.spawn(spec).unwrap();
+    expect(&lynx, Until::screen_contains("See the second page."));
+    input_wait_fires(&lynx);
+    let keys = ["<Right>", "<Left>", "<Down>", "Alice", "<Up>", "q"];
+    assert_keys_answered_at_once(&lynx, &keys, |key, screen| {
+        let shown = match key {
+            "<Right>" => "The second page.",
+            "<Left>" => "See the second page.",
+            "<Down>" => "Enter text into the field",
+            "Alice" => "Name: Alice",
+            "<Up>" => "Use right-arrow or <return> to activate",
+            _ => "Are you sure you want to quit?",
+        };
+        assert!(screen.contains(shown), "{key}: {screen}");
+    });
+    lynx.send_keys("y").unwrap();
+    expect(&lynx, Until::exit());
 }
 
 /// A full-screen program's tick at its start is no wait for keys while another of its threads
