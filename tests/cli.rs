@@ -78,6 +78,14 @@ fn assert_code(output: &Output, expected: i32) {
     assert_eq!(code(output), expected, "stdout:\n{}\nstderr:\n{}", stdout(output), stderr(output));
 }
 
+/// Runs `termloom` with `args`, which it must refuse as a malformed command line (exit 2):
+/// its stderr.
+fn refused(args: &[&str]) -> String {
+    let output = termloom(args);
+    assert_code(&output, 2);
+    stderr(&output)
+}
+
 /// Parses the one JSON object `--json` prints.
 fn json(output: &Output) -> Value {
     serde_json::from_slice(&output.stdout)
@@ -571,9 +579,7 @@ fn a_wait_text_the_library_refuses_fails_before_anything_starts() {
         ),
     ];
     for (args, why) in cases {
-        let output = termloom(args);
-        assert_code(&output, 2);
-        let err = stderr(&output);
+        let err = refused(args);
         assert!(err.starts_with("termloom: bad value for "), "{args:?}: {err}");
         assert!(err.contains(why), "{args:?}: {err}");
         assert!(!marker.exists(), "{args:?} typed its --send before failing");
@@ -1937,6 +1943,33 @@ fn a_flag_before_the_command_is_given_back_after_it() {
     assert!(stderr(&output).contains(expected), "{}", stderr(&output));
     let output = termloom(&["--bogus"]);
     assert!(stderr(&output).contains("unknown command \"--bogus\""), "{}", stderr(&output));
+}
+
+/// A misspelt command or flag (a letter off, two swapped) is told the one it misspells, not
+/// every name there is, before anything reaches a server; a word near none still gets the
+/// list, and a flag of one or two letters no guess.
+#[test]
+fn a_misspelt_command_or_flag_is_told_the_one_meant() {
+    let cases: &[(&[&str], &str)] = &[
+        (&["strat"], "unknown command \"strat\"; did you mean `termloom start`?"),
+        (&["sned", "g", "--text", "x"], "did you mean `termloom send`?"),
+        (&["start", "--nmae", "ed"], "does not take --nmae; give --name: a name to use"),
+        (&["start", "--siez", "80x24"], "does not take --siez; give --size (run"),
+        (&["send", "g", "--tetx", "ls"], "does not take --tetx; give --text: typed as it is"),
+        (&["wait", "g", "--wait-promt"], "give --wait-prompt: the shell back at its prompt"),
+        (&["read", "g", "--serach", "x"], "give --search: the transcript lines a regex matches"),
+        (&["run", "--sumbit", "ls", "--", "bash"], "\"--sumbit\"; did you mean --submit?"),
+        (&["run", "--wait-exti", "--", "true"], "did you mean --wait-exit?"),
+    ];
+    for (args, expected) in cases {
+        let err = refused(args);
+        assert!(err.contains(expected), "{args:?}: {err}");
+        assert!(!err.contains("its flags are"), "{args:?}: {err}");
+    }
+    let err = refused(&["frobnicate"]);
+    assert!(!err.contains("did you mean"), "{err}");
+    let err = refused(&["send", "g", "-x"]);
+    assert!(err.contains("its flags are: --text"), "{err}");
 }
 
 /// A command line asking for `--json` gets its failure as JSON even when the command could

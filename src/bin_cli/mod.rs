@@ -83,7 +83,7 @@ fn command(args: Vec<OsString>) -> ExitCode {
                 Some(instead) => {
                     format!("{command:?} stands before the command; flags follow it: {instead}")
                 }
-                None => format!("unknown command {command:?}; the commands are {COMMANDS}"),
+                None => unknown_command(&command.to_string_lossy()),
             };
             // `termloom --json --text x send g`: asked for JSON, it gets its failure as JSON,
             // as the command would have given it.
@@ -194,6 +194,18 @@ fn help_command(topic: Option<OsString>) -> ExitCode {
 
 /// The commands, for messages.
 const COMMANDS: &str = "run, mcp, server, start, send, wait, read, screen, exec, signal, resize, close, list, attach, kill-server and help";
+
+/// The message for `command`, which names no command: the one it plausibly misspells, else
+/// every command.
+fn unknown_command(command: &str) -> String {
+    let names = COMMANDS.split([',', ' ']).filter(|name| !name.is_empty() && *name != "and");
+    match values::closest(command, names) {
+        Some(name) => format!(
+            "unknown command {command:?}; did you mean `termloom {name}`? The commands are {COMMANDS}"
+        ),
+        None => format!("unknown command {command:?}; the commands are {COMMANDS}"),
+    }
+}
 
 /// Refuses the argument `args[at]` of a session command, which is not UTF-8 (`--text
 /// $'\xff'`, a program's argument naming a file in another encoding): the command sends its

@@ -8,7 +8,7 @@ use std::vec::IntoIter;
 use super::options::{OPTIONS, RunOptions};
 use super::steps::{STEPS, Step, StepDef, WaitFor};
 use super::table::{Def, find};
-use super::values::shell_quote;
+use super::values::{self, shell_quote};
 
 /// What the run starts.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -211,7 +211,11 @@ fn bad_value<A>(def: &Def<A>, message: &str) -> String {
 /// The message for an argument that is neither an option nor a step.
 fn unknown(arg: &str) -> String {
     if arg.starts_with('-') {
-        format!("unknown option or step {arg:?}")
+        let names = OPTIONS.iter().map(|def| def.name).chain(STEPS.iter().map(|def| def.name));
+        match values::closest(arg, names) {
+            Some(name) => format!("unknown option or step {arg:?}; did you mean {name}?"),
+            None => format!("unknown option or step {arg:?}"),
+        }
     } else {
         format!(
             "unexpected argument {arg:?}; the program goes after `--`, as in `-- vim notes.txt`"

@@ -70,6 +70,64 @@ pub(super) fn single_line(message: &str) -> String {
     }
 }
 
+/// The one of `names` that `word` plausibly misspells (`--nmae` for `--name`, `sned` for
+/// `send`): the nearest by edit distance (a transposed pair counting one edit), leading dashes
+/// aside, within one edit for a name of 3 or 4 characters and two for a longer one, and
+/// nearer than every other name. None when no name is that near, or two are equally near,
+/// or `word` has fewer than 3 characters.
+pub(super) fn closest<'n>(word: &str, names: impl IntoIterator<Item = &'n str>) -> Option<&'n str> {
+    let bare: Vec<char> = word.trim_start_matches('-').chars().collect();
+    // Two letters or one are too few to tell a misspelling from another word (`-x`, `-L`).
+    if bare.len() < 3 {
+        return None;
+    }
+    let most = if bare.len() <= 4 { 1 } else { 2 };
+    let mut best: Option<(usize, &str)> = None;
+    let mut tied = false;
+    for name in names {
+        let other: Vec<char> = name.trim_start_matches('-').chars().collect();
+        if other.len().abs_diff(bare.len()) > most {
+            continue;
+        }
+        let distance = edit_distance(&bare, &other);
+        match best {
+            _ if distance > most || name == word => {}
+            Some((nearest, _)) if distance > nearest => {}
+            Some((nearest, _)) if distance == nearest => tied = true,
+            _ => {
+                best = Some((distance, name));
+                tied = false;
+            }
+        }
+    }
+    best.filter(|_| !tied).map(|(_, name)| name)
+}
+
+/// The optimal string alignment distance between `a` and `b`: the insertions, deletions,
+/// substitutions and transpositions of two neighbours that make one the other. Names are
+/// short (a flag, a command), so the full table is small.
+fn edit_distance(a: &[char], b: &[char]) -> usize {
+    let mut table = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in table.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for (j, cell) in table[0].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut d =
+                (table[i - 1][j] + 1).min(table[i][j - 1] + 1).min(table[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                d = d.min(table[i - 2][j - 2] + 1);
+            }
+            table[i][j] = d;
+        }
+    }
+    table[a.len()][b.len()]
+}
+
 /// Quotes `value` for a POSIX shell when it needs it, so messages can be pasted back.
 pub(super) fn shell_quote(value: &str) -> String {
     let plain = |c: char| c.is_ascii_alphanumeric() || "_-./:=@%+,".contains(c);
@@ -115,6 +173,22 @@ mod tests {
             "bad regular expression \"(\": regex parse error: unclosed group"
         );
         assert_eq!(single_line("plain"), "plain");
+    }
+
+    #[test]
+    fn misspellings() {
+        let flags = ["--name", "--cwd", "--text", "--wait-prompt", "--wait-text", "--timeout"];
+        assert_eq!(closest("--nmae", flags), Some("--name"));
+        assert_eq!(closest("--tetx", flags), Some("--text"));
+        assert_eq!(closest("--wait-promt", flags), Some("--wait-prompt"));
+        assert_eq!(closest("--timout", flags), Some("--timeout"));
+        assert_eq!(closest("sned", ["start", "send", "read"]), Some("send"));
+        assert_eq!(closest("strat", ["start", "send", "read"]), Some("start"));
+        // Too far, or as near to two names.
+        assert_eq!(closest("--bogus", flags), None);
+        assert_eq!(closest("--cw", ["--cwd", "--cx"]), None);
+        assert_eq!(closest("--name", flags), None);
+        assert_eq!(closest("-x", ["-L", "--cwd"]), None);
     }
 
     #[test]

@@ -68,7 +68,7 @@ pub(super) fn unknown_flag(
         return format!("{not}; the command line is the argument after ID: termloom exec ID 'CMD'");
     }
     // A name close to a flag's: a condition without its `--wait-`, `_` for `-`, a plural or
-    // singular, a unit after it (`--timeout-ms`).
+    // singular, a unit after it (`--timeout-ms`), a misspelling.
     let bare = arg.replace('_', "-");
     let bare = ["-ms", "-s", "-secs", "-seconds"]
         .iter()
@@ -83,17 +83,27 @@ pub(super) fn unknown_flag(
         format!("{bare}s"),
         bare.strip_suffix('s').unwrap_or(&bare).to_owned(),
     ];
-    if let Some(flag) = candidates.iter().find_map(|candidate| taken(candidate)) {
-        let help = flag.help.trim_end_matches('.');
-        let help = help.split_once(" (").map_or(help, |(first, _)| first);
-        return format!("{not}; give {}: {}", flag.name, lowercase_first(help));
-    }
     let mut takes: Vec<&str> = flags().map(|f| f.name).collect();
     if command.name == "start" {
         takes.extend(["--size", "--env"]);
     }
     takes.extend(COMMON_OPTIONS);
-    format!("{not}; its flags are: {}", takes.join(", "))
+    // Else a misspelling of one (`--nmae`, `--wait-promt`).
+    let misspelt = || super::super::values::closest(arg, takes.iter().copied());
+    let flag = candidates.iter().find_map(|candidate| taken(candidate));
+    match flag.map(|flag| flag.name).or_else(misspelt) {
+        Some(name) => match flag.or_else(|| taken(name)).map(what_it_does) {
+            Some(does) if !does.is_empty() => format!("{not}; give {name}: {does}"),
+            _ => format!("{not}; give {name}"),
+        },
+        None => format!("{not}; its flags are: {}", takes.join(", ")),
+    }
+}
+
+/// What `flag` does, to follow a colon: its help's first clause.
+fn what_it_does(flag: &Flag) -> String {
+    let help = flag.help.trim_end_matches('.');
+    lowercase_first(help.split_once(" (").map_or(help, |(first, _)| first))
 }
 
 /// `text` with its first letter in lower case, to follow a colon.
