@@ -1972,6 +1972,34 @@ fn a_misspelt_command_or_flag_is_told_the_one_meant() {
     assert!(err.contains("its flags are: --text"), "{err}");
 }
 
+/// A duration given with a unit to a flag in milliseconds (`--timeout 5s`) is refused with
+/// the number of milliseconds to give, by the session commands and by `run` alike; other
+/// numbers, and a value no unit explains, get the range alone.
+#[test]
+fn a_duration_with_a_unit_is_told_its_milliseconds() {
+    let cases: &[(&[&str], &str)] = &[
+        (&["wait", "g", "--wait-text", "x", "--timeout", "5s"], "for 5 s, give 5000"),
+        (&["wait", "g", "--wait-quiet", "1.5s"], "for 1.5 s, give 1500"),
+        (&["send", "g", "--submit", "--wait-stable", "300ms"], "for 300 ms, give 300"),
+        (&["exec", "g", "make", "--timeout", "2min"], "for 2 min, give 120000"),
+        (&["run", "--timeout", "10s", "--", "true"], "for 10 s, give 10000"),
+        (&["run", "--wait-quiet", "2s", "--", "true"], "for 2 s, give 2000"),
+    ];
+    for (args, expected) in cases {
+        let err = refused(args);
+        assert!(err.contains(": it is in milliseconds; "), "{args:?}: {err}");
+        assert!(err.contains(expected), "{args:?}: {err}");
+    }
+    for args in [
+        &["read", "g", "--max-bytes", "5s"][..],
+        &["wait", "g", "--wait-text", "x", "--timeout", "2h"],
+        &["wait", "g", "--wait-text", "x", "--timeout", "soon"],
+    ] {
+        let err = refused(args);
+        assert!(!err.contains("milliseconds"), "{args:?}: {err}");
+    }
+}
+
 /// A command line asking for `--json` gets its failure as JSON even when the command could
 /// not be told (a flag before it, an unknown command): one line on stdout, exit 2.
 #[test]

@@ -39,6 +39,36 @@ pub(super) fn whole_number(value: &str, min: u64, max: u64) -> Result<u64, Strin
     }
 }
 
+/// Parses a whole number of milliseconds from `min` to `max`. A value given with a unit
+/// (`5s`, `1.5s`, `500ms`, `2m`) is refused with the number to give instead: `"5s" is not a
+/// whole number from 1 to 3600000: it is in milliseconds; for 5 s, give 5000`.
+pub(super) fn milliseconds(value: &str, min: u64, max: u64) -> Result<u64, String> {
+    whole_number(value, min, max).map_err(|message| match with_unit(value) {
+        Some((ms, said)) if (min..=max).contains(&ms) => {
+            format!("{message}: it is in milliseconds; for {said}, give {ms}")
+        }
+        _ => message,
+    })
+}
+
+/// `value` read as a duration with a unit (`ms`, `s`, `sec`, `m`, `min`, `h`; a blank before
+/// it or not, a fraction allowed): its milliseconds, when whole, and how it reads (`5 s`).
+fn with_unit(value: &str) -> Option<(u64, String)> {
+    let value = value.trim();
+    let at = value.find(|c: char| !(c.is_ascii_digit() || c == '.'))?;
+    let (number, unit) = value.split_at(at);
+    let number: f64 = number.parse().ok()?;
+    let (per_unit, unit) = match unit.trim_start() {
+        "ms" => (1.0, "ms"),
+        "s" | "sec" | "secs" | "seconds" => (1_000.0, "s"),
+        "m" | "min" | "mins" | "minutes" => (60_000.0, "min"),
+        "h" | "hour" | "hours" => (3_600_000.0, "h"),
+        _ => return None,
+    };
+    let ms = number * per_unit;
+    (ms.fract() == 0.0 && ms <= u64::MAX as f64).then(|| (ms as u64, format!("{number} {unit}")))
+}
+
 /// Longest accepted wait timeout of `termloom run`: one day. A run is the caller's own
 /// process; the server's commands (`termloom wait`...) wait at most an hour, the MCP tools'
 /// bound, since each wait holds a connection and a thread of a server others share.
@@ -46,7 +76,7 @@ pub(super) const MAX_TIMEOUT_MS: u64 = 86_400_000;
 
 /// Parses a timeout in milliseconds, 1 ms to one day.
 pub(super) fn millis(value: &str) -> Result<Duration, String> {
-    whole_number(value, 1, MAX_TIMEOUT_MS).map(Duration::from_millis)
+    milliseconds(value, 1, MAX_TIMEOUT_MS).map(Duration::from_millis)
 }
 
 /// Parses `KEY=VALUE` (the value may be empty and may contain `=`).
@@ -154,6 +184,15 @@ mod tests {
         assert_eq!(millis("250"), Ok(Duration::from_millis(250)));
         assert!(millis("0").is_err());
         assert!(millis("1s").is_err());
+        let message = millis("5s").unwrap_err();
+        assert!(message.ends_with(": it is in milliseconds; for 5 s, give 5000"), "{message}");
+        let message = millis("1.5 min").unwrap_err();
+        assert!(message.ends_with("for 1.5 min, give 90000"), "{message}");
+        assert!(millis("500ms").unwrap_err().ends_with("for 500 ms, give 500"));
+        // No unit, an unknown one, or past the bound: the range alone.
+        assert!(!millis("5x").unwrap_err().contains("milliseconds"));
+        assert!(!millis("2d").unwrap_err().contains("milliseconds"));
+        assert!(!millis("25h").unwrap_err().contains("milliseconds"));
     }
 
     #[test]

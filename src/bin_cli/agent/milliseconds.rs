@@ -42,6 +42,12 @@ const FLAGS: [InMilliseconds; 3] = [
     },
 ];
 
+/// Whether `flag` takes milliseconds (`--timeout`, `--wait-quiet`, `--wait-stable`), so that
+/// a value given with a unit (`5s`) is told the number to give.
+pub(super) fn in_milliseconds(flag: &str) -> bool {
+    FLAGS.iter().any(|known| known.flag == flag)
+}
+
 /// The wait conditions that hold with no text matched besides quiet and stable: when one of
 /// them was given too, it may be what ended the wait.
 const OTHER_TEXTLESS: [&str; 3] = ["prompt", "input_wait", "for_cursor"];

@@ -389,6 +389,9 @@ fn read_file(flag: &str, path: &str) -> Result<String, String> {
 pub(super) fn checked(flag: &str, kind: Kind, value: String) -> Result<Value, String> {
     let bad = |why: String| format!("bad value for {flag}: {why}");
     match kind {
+        Kind::Number(min, max) if super::milliseconds::in_milliseconds(flag) => {
+            super::super::values::milliseconds(&value, min, max).map(|n| json!(n)).map_err(bad)
+        }
         Kind::Number(min, max) => {
             super::super::values::whole_number(&value, min, max).map(|n| json!(n)).map_err(bad)
         }
