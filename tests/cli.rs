@@ -2000,6 +2000,28 @@ fn a_duration_with_a_unit_is_told_its_milliseconds() {
     }
 }
 
+/// Key names without their angle brackets (`--keys C-c`, `--keys Enter`: tmux's `send-keys`
+/// notation) would type their letters into the program: they are refused before anything is
+/// typed, with the script to give (`'<C-c>'`) and the flag that types the letters.
+#[test]
+fn key_names_without_brackets_are_refused_with_the_script_to_give() {
+    let cases: &[(&[&str], &str)] = &[
+        (&["send", "g", "--keys", "C-c"], "key names go in angle brackets, '<C-c>'"),
+        (&["send", "g", "--keys", "Enter"], "(to type the letters, give --text Enter)"),
+        (&["send", "g", "--keys", "Up Up Enter"], "'<Up><Up><Enter>'"),
+        (
+            &["run", "--keys", "Escape", "--", "true"],
+            "'<Escape>' (to type the letters, give --send",
+        ),
+    ];
+    for (args, expected) in cases {
+        let err = refused(args);
+        assert!(err.contains(expected), "{args:?}: {err}");
+    }
+    let output = termloom(&["--json", "send", "g", "--keys", "C-c"]);
+    assert_eq!(json(&output)["error"]["code"], "usage", "{output:?}");
+}
+
 /// A command line asking for `--json` gets its failure as JSON even when the command could
 /// not be told (a flag before it, an unknown command): one line on stdout, exit 2.
 #[test]

@@ -116,9 +116,8 @@ pub(super) const STEPS: &[StepDef] = &[
                a literal <. Keys follow the program's modes (application\n\
                cursor keys, kitty keyboard protocol). See Keys.",
         action: |v| {
-            termloom::parse_key_script(v)
-                .map(|_| Step::Keys(v.to_owned()))
-                .map_err(|e| values::single_line(&e.to_string()))
+            termloom::parse_key_script(v).map_err(|e| values::single_line(&e.to_string()))?;
+            values::bare_key_names(v, "--send").map(|()| Step::Keys(v.to_owned()))
         },
     },
     Def {

@@ -158,6 +158,31 @@ fn edit_distance(a: &[char], b: &[char]) -> usize {
     table[a.len()][b.len()]
 }
 
+/// Refuses a key script that is only key names without their angle brackets (`C-c`,
+/// `Enter`, `Up Up Enter`: tmux's `send-keys` notation), which would type their letters, with
+/// the script to give instead, and `text_flag` (`--text`, `run`'s `--send`) for the letters.
+/// A word counts when it names a key and is written as one (`Enter`, `C-c`, `F5`), so that
+/// a lower-case word (`end`, `up`) stays text, as does a single character.
+pub(super) fn bare_key_names(script: &str, text_flag: &str) -> Result<(), String> {
+    let named = |word: &str| {
+        word.chars().count() >= 2
+            && (word.contains('-') || word.starts_with(|c: char| c.is_ascii_uppercase()))
+            && word.parse::<termloom::Key>().is_ok()
+    };
+    let words: Vec<&str> = script.split_whitespace().collect();
+    if words.is_empty() || !words.iter().all(|word| named(word)) {
+        return Ok(());
+    }
+    let bracketed: String = words.iter().map(|word| format!("<{word}>")).collect();
+    Err(format!(
+        "{script:?} would type its letters, not press {}: key names go in angle brackets, {} \
+         (to type the letters, give {text_flag} {})",
+        if words.len() == 1 { "the key" } else { "the keys" },
+        shell_quote(&bracketed),
+        shell_quote(script)
+    ))
+}
+
 /// Quotes `value` for a POSIX shell when it needs it, so messages can be pasted back.
 pub(super) fn shell_quote(value: &str) -> String {
     let plain = |c: char| c.is_ascii_alphanumeric() || "_-./:=@%+,".contains(c);
@@ -228,6 +253,20 @@ mod tests {
         assert_eq!(closest("--cw", ["--cwd", "--cx"]), None);
         assert_eq!(closest("--name", flags), None);
         assert_eq!(closest("-x", ["-L", "--cwd"]), None);
+    }
+
+    #[test]
+    fn key_names_without_brackets() {
+        let message = bare_key_names("C-c", "--text").unwrap_err();
+        assert_eq!(
+            message,
+            "\"C-c\" would type its letters, not press the key: key names go in angle \
+             brackets, '<C-c>' (to type the letters, give --text C-c)"
+        );
+        assert!(bare_key_names("Up Up Enter", "--send").unwrap_err().contains("'<Up><Up><Enter>'"));
+        for script in ["q", "x", "dd", "end", "up", ":wq<Enter>", "<C-c>", "Escape :wq", "Hello"] {
+            assert_eq!(bare_key_names(script, "--text"), Ok(()), "{script}");
+        }
     }
 
     #[test]

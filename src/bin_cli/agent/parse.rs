@@ -406,7 +406,9 @@ pub(super) fn checked(flag: &str, kind: Kind, value: String) -> Result<Value, St
             Err(why) => Err(bad(super::super::values::single_line(&why))),
         },
         Kind::Keys => match termloom::parse_key_script(&value) {
-            Ok(_) => Ok(json!(value)),
+            Ok(_) => super::super::values::bare_key_names(&value, "--text")
+                .map(|()| json!(value))
+                .map_err(bad),
             Err(err) => Err(bad(super::super::values::single_line(&err.to_string()))),
         },
         Kind::Cursor => {
