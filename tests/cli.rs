@@ -2022,6 +2022,26 @@ fn key_names_without_brackets_are_refused_with_the_script_to_give() {
     assert_eq!(json(&output)["error"]["code"], "usage", "{output:?}");
 }
 
+/// A `--text` ending in `\n` written out (`echo hi\n`, as `run --send` and the MCP tools
+/// take it) is typed as it is, not as Enter: the result says so, under its first line, and
+/// how to press Enter; a text ending in a real line break, or in `\\n`, gets no such note.
+#[test]
+fn a_text_ending_in_an_escape_written_out_is_told_it_was_not_enter() {
+    let server = PrivateServer::start();
+    server.ok(&["start", "--name", "sh", "--", "sh"]);
+    let note = "[--text is typed as it is: the \\n it ends with was typed as those characters, \
+                not as Enter; --submit presses Enter";
+    let typed = server.ok(&["send", "sh", "--text", r"echo one\n"]);
+    assert!(typed.lines().nth(1).is_some_and(|line| line.starts_with(note)), "{typed}");
+    server.ok(&["send", "sh", "--keys", "<C-u>"]);
+    let submitted = server.ok(&["send", "sh", "--text", r"echo two\r\n", "--submit"]);
+    assert!(submitted.contains("the \\r\\n it ends with was typed as those"), "{submitted}");
+    for text in ["echo three\n", r"printf 'x\\n'"] {
+        let output = server.ok(&["send", "sh", "--text", text]);
+        assert!(!output.contains("typed as it is"), "{text:?}: {output}");
+    }
+}
+
 /// A command line asking for `--json` gets its failure as JSON even when the command could
 /// not be told (a flag before it, an unknown command): one line on stdout, exit 2.
 #[test]

@@ -100,6 +100,28 @@ pub(super) fn unknown_flag(
     }
 }
 
+/// The note for a `--text` that ends in an escape written out (`echo hi\n`): `--text` types
+/// it as it is, its backslash and letter, not as Enter (`termloom run --send`, the MCP tools'
+/// `text`, decode it), so the line was not submitted, or holds a stray `\n` before the
+/// Enter of `--submit`. Empty for any other call.
+pub(super) fn escaped_line_break(arguments: &Map<String, Value>) -> String {
+    // As typed: the tool's escape decoding undoes the backslashes the parse doubled.
+    let text = arguments.get("text").and_then(Value::as_str).map(termloom::decode_escapes);
+    let text = text.unwrap_or_default();
+    // A backslash escaped before it (`printf 'a\\n'`) is the shell's, meant as typed.
+    let written_out = |escape: &&str| {
+        text.strip_suffix(escape.as_bytes()).is_some_and(|before| !before.ends_with(b"\\"))
+    };
+    match [r"\r\n", r"\n", r"\r"].into_iter().find(written_out) {
+        Some(escape) => format!(
+            "[--text is typed as it is: the {escape} it ends with was typed as those \
+             characters, not as Enter; --submit presses Enter (a real line break, $'...\\n', \
+             is typed as Enter too)]\n"
+        ),
+        None => String::new(),
+    }
+}
+
 /// What `flag` does, to follow a colon: its help's first clause.
 fn what_it_does(flag: &Flag) -> String {
     let help = flag.help.trim_end_matches('.');

@@ -304,7 +304,8 @@ fn report(command: &CommandDef, request: &Request, result: &ToolResult) -> ExitC
         if !text.ends_with('\n') {
             text.push('\n');
         }
-        let notes = seconds_for_milliseconds(&request.arguments, &structured);
+        let notes = seconds_for_milliseconds(&request.arguments, &structured)
+            + &mistakes::escaped_line_break(&request.arguments);
         // Under the first line, which says how the wait ended.
         let at = text.find('\n').map_or(0, |at| at + 1);
         text.insert_str(at, &notes);
