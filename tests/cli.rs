@@ -2042,6 +2042,23 @@ fn a_text_ending_in_an_escape_written_out_is_told_it_was_not_enter() {
     }
 }
 
+/// `read --lines` and `read --search` with `--json` give the lines themselves, numbered, as
+/// the text does (`[[1, "one"]]`), not only which numbers they had; `--lines N` is line N
+/// alone.
+#[test]
+fn a_json_look_up_gives_its_lines() {
+    let server = PrivateServer::start();
+    server.ok(&["start", "--name", "p", "--wait-exit", "--", "printf", r"zero\none\ntwo\n"]);
+    let lines = json(&server.cli(&["--json", "read", "p", "--lines", "1-2"]));
+    assert_eq!(lines["lines"], serde_json::json!([[1, "one"], [2, "two"]]), "{lines}");
+    let one = json(&server.cli(&["--json", "read", "p", "--lines", "1"]));
+    assert_eq!(one["lines"], serde_json::json!([[1, "one"]]), "{one}");
+    assert!(server.ok(&["read", "p", "--lines", "2"]).ends_with("\n2│two\n"));
+    let found = json(&server.cli(&["--json", "read", "p", "--search", "^t"]));
+    assert_eq!(found["lines"], serde_json::json!([[2, "two"]]), "{found}");
+    assert_eq!(found["matches"], 1, "{found}");
+}
+
 /// A command line asking for `--json` gets its failure as JSON even when the command could
 /// not be told (a flag before it, an unknown command): one line on stdout, exit 2.
 #[test]

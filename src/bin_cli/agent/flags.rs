@@ -144,7 +144,7 @@ pub(super) const LOOKUP: &[Flag] = &[
         "--lines",
         "lines",
         Kind::Lines,
-        "Transcript lines by number (the first is 0): 120-160, 120-.",
+        "Transcript lines by number (the first is 0): 120-160, 120-, 120.",
     ),
     flag("--search", "search", Kind::Search, "The transcript lines a regex matches."),
     flag("--find", "find", Kind::Text, "Where this text is on the screen."),

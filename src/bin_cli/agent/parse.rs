@@ -426,6 +426,8 @@ pub(super) fn checked(flag: &str, kind: Kind, value: String) -> Result<Value, St
                 ))),
             }
         }
+        // One line by its number (`--lines 7`) is the range of that line alone.
+        Kind::Lines if value.parse::<u64>().is_ok() => Ok(json!(format!("{value}-{value}"))),
         Kind::Lines => {
             let numbers = value.split_once('-').filter(|(first, last)| {
                 first.parse::<u64>().is_ok_and(|first| {
@@ -435,7 +437,7 @@ pub(super) fn checked(flag: &str, kind: Kind, value: String) -> Result<Value, St
             match numbers {
                 Some(_) => Ok(json!(value)),
                 None => Err(bad(format!(
-                    "{value:?} is not FIRST-LAST with FIRST <= LAST, or FIRST- (transcript line numbers), such as 120-160"
+                    "{value:?} is not FIRST-LAST with FIRST <= LAST, FIRST- or one line's N (transcript line numbers), such as 120-160"
                 ))),
             }
         }

@@ -2,7 +2,7 @@
 //! number (`lines`), the transcript lines a regex matches (`search`), and where a text is on
 //! the screen (`find`).
 
-use serde_json::json;
+use serde_json::{Value, json};
 
 use crate::Session;
 
@@ -131,34 +131,38 @@ fn png(session: &Session, max: usize, largest: usize) -> Result<ToolOutput, Tool
 }
 
 /// Numbered lines, one per row (`120│text`), as many whole rows as `max` bytes of JSON hold,
-/// from the first (or, `from_end`, from the last) on; with the rows kept, how many there are.
-/// When not even one row fits, the first (or last) is kept cut, its number and start shown.
-fn numbered(lines: &[(u64, String)], max: usize, from_end: bool) -> (String, usize) {
-    let rows = lines.iter().map(|(n, line)| format!("{n}│{line}"));
-    let rows: Vec<String> = match from_end {
-        true => rows.rev().collect(),
-        false => rows.collect(),
+/// from the first (or, `from_end`, from the last) on; with the rows kept, each as
+/// `[number, text]` for the structured result (whose `lines` give a program what the text
+/// gives a reader). When not even one row fits, the first (or last) is kept cut, its number
+/// and start shown.
+fn numbered(lines: &[(u64, String)], max: usize, from_end: bool) -> (String, Vec<Value>) {
+    let order: Vec<&(u64, String)> = match from_end {
+        true => lines.iter().rev().collect(),
+        false => lines.iter().collect(),
     };
-    let mut kept = Vec::new();
+    let mut kept: Vec<(String, Value)> = Vec::new();
     let mut size = 0;
-    for row in rows {
+    for (n, line) in order {
+        let row = format!("{n}│{line}");
         let cost = row_json_len(&row);
         if size + cost > max {
             if kept.is_empty() {
                 let cut = super::budget::start_within(&row, max.saturating_sub(CUT_NOTE));
                 let left = row.len() - cut;
-                kept.push(format!("{} [... {left} more bytes of this line cut]", &row[..cut]));
+                let note = format!(" [... {left} more bytes of this line cut]");
+                let start = row[..cut].split_once('│').map_or("", |(_, text)| text);
+                kept.push((format!("{}{note}", &row[..cut]), json!([n, format!("{start}{note}")])));
             }
             break;
         }
         size += cost;
-        kept.push(row);
+        kept.push((row, json!([n, line])));
     }
     if from_end {
         kept.reverse();
     }
-    let count = kept.len();
-    (kept.join("\n"), count)
+    let (rows, structured): (Vec<String>, Vec<Value>) = kept.into_iter().unzip();
+    (rows.join("\n"), structured)
 }
 
 /// The bytes a cut line's note takes, at most.
@@ -214,7 +218,8 @@ fn lines(
         return Err(ToolError::invalid_input(format!("lines {range}: {why}; ask within them")));
     }
     let first = found.lines[0].0;
-    let (rows, count) = numbered(&found.lines, max, false);
+    let (rows, kept) = numbered(&found.lines, max, false);
+    let count = kept.len();
     let last = &found.lines[count - 1].0;
     let more = (*last + 1 < to.saturating_add(1).min(found.end)).then(|| {
         format!("\n[... lines {}-{} left out by max_bytes]", last + 1, to.min(found.end - 1))
@@ -226,7 +231,8 @@ fn lines(
         rows,
         more.unwrap_or_default()
     );
-    Ok((block, json!({"session_id": session.id().0, "first_line": first, "last_line": last})))
+    let structured = json!({"session_id": session.id().0, "first_line": first, "last_line": last, "lines": kept});
+    Ok((block, structured))
 }
 
 /// `search=REGEX`: the retained lines it matches, the latest kept within `max`.
@@ -241,7 +247,8 @@ fn search(
     let matching: Vec<(u64, String)> =
         all.lines.into_iter().filter(|(_, line)| regex.is_match(line)).collect();
     let total = matching.len();
-    let (kept, kept_lines) = numbered(&matching, max, true);
+    let (kept, kept_rows) = numbered(&matching, max, true);
+    let kept_lines = kept_rows.len();
     let omitted: usize = matching[..total - kept_lines]
         .iter()
         .map(|(n, line)| row_json_len(&format!("{n}│{line}")))
@@ -281,7 +288,7 @@ fn search(
             "\n[the program is on the alternate screen, whose text is no transcript: look for text on the screen with find=\"...\" or read it with view=\"screen\"]",
         );
     }
-    Ok((block, json!({"session_id": session.id().0, "matches": total})))
+    Ok((block, json!({"session_id": session.id().0, "matches": total, "lines": kept_rows})))
 }
 
 /// `find=TEXT`: where it is on the screen.
