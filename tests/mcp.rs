@@ -5263,6 +5263,31 @@ fn transcript_lines_search_and_find() {
     client.finish();
 }
 
+/// The lines a look-up shows are sent once, in the text: with them in the structured result as
+/// well (as the command line's `--json` has them), `lines` and `search` sent twice what
+/// `max_bytes` allows.
+#[test]
+fn looked_up_lines_stay_within_max_bytes() {
+    if !require(&termloom::shell_program()) {
+        return;
+    }
+    let mut client = Client::initialized("2025-11-25");
+    let started = client.tool(
+        "terminal_start",
+        json!({"command": "seq 1 4000; echo done; sleep 60", "for_text": "done"}),
+    );
+    let id = started["session_id"].clone();
+    for look_up in [json!({"search": "0"}), json!({"lines": "0-"})] {
+        let mut args = json!({"session_id": id, "max_bytes": 8192});
+        args.as_object_mut().unwrap().extend(look_up.as_object().unwrap().clone());
+        let result = client.call("terminal_read", args);
+        assert!(text(&result).contains("left out by max_bytes"), "{}", text(&result));
+        assert_within(&result, 8192, &look_up.to_string());
+    }
+    client.tool("terminal_close", json!({"session_id": id}));
+    client.finish();
+}
+
 /// A line longer than `max_bytes` is shown cut, its number kept, by `lines` and by `search`:
 /// `lines` kept a first line whole whatever its length (262 KB for a 16 KB bound), and a
 /// search cut its one match at the start, number and all.

@@ -580,7 +580,7 @@ pub(crate) fn read(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         None => None,
     };
     if let Some(name) = look_up {
-        return lookup::lookup(&session, args, name, report.as_ref(), call.largest);
+        return lookup::lookup(&session, args, name, report.as_ref(), call);
     }
     show(call, &session, view, report.as_ref(), false)
 }

@@ -11,7 +11,7 @@ use super::budget::Budget;
 use super::render::{Header, header, push_block, recording_word, status_json};
 use super::view::max_bytes;
 use super::waits::Report;
-use super::{ToolError, ToolOutput};
+use super::{Call, ToolError, ToolOutput};
 
 /// The look-up arguments; a call takes one at most.
 const LOOKUPS: [&str; 5] = ["lines", "search", "find", "svg", "png"];
@@ -38,17 +38,22 @@ pub(crate) fn asked(args: &Args) -> Result<Option<&'static str>, ToolError> {
     }
 }
 
-/// Performs look-up `name` (from [`asked`]); `waited` says what ended the call's wait.
-/// `largest` is the largest `max_bytes` the call may have, which a PNG has unless the call
-/// gives one: a picture is no text a model reads a byte at a time (a client pays for its
+/// Performs look-up `name` (from [`asked`]) for `call`; `waited` says what ended the call's
+/// wait. A PNG has the largest `max_bytes` the call may have ([`Call::largest`]) unless the
+/// call gives one: a picture is no text a model reads a byte at a time (a client pays for its
 /// pixels), and one too large for the default would only cost a second call.
 pub(crate) fn lookup(
     session: &Session,
     args: &Args,
     name: &str,
     waited: Option<&Report>,
-    largest: usize,
+    call: &Call,
 ) -> Result<ToolOutput, ToolError> {
+    let largest = call.largest;
+    // The lines as `[number, text]` in the structured result too, for a client that reads
+    // that one copy (the command line's `--json`): where the text is sent as well, a second
+    // copy of every line would halve the lines `max_bytes` holds for a model.
+    let rows_structured = call.one_copy;
     let max = match name {
         "png" if !args.given("max_bytes") => largest,
         _ => max_bytes(args)?,
@@ -57,8 +62,8 @@ pub(crate) fn lookup(
     let (block, structured) = match name {
         "svg" => return svg(session, max).map(|output| after_wait(output, waited, max)),
         "png" => return png(session, max, largest).map(|output| after_wait(output, waited, max)),
-        "lines" => lines(session, value, max)?,
-        "search" => search(session, value, max)?,
+        "lines" => lines(session, value, max, rows_structured)?,
+        "search" => search(session, value, max, rows_structured)?,
         _ => find(session, value)?,
     };
     let status = session.status()?;
@@ -165,6 +170,14 @@ fn numbered(lines: &[(u64, String)], max: usize, from_end: bool) -> (String, Vec
     (rows.join("\n"), structured)
 }
 
+/// `structured` with the rows a look-up kept as its `lines`, when `wanted`.
+fn with_rows(mut structured: Value, rows: Vec<Value>, wanted: bool) -> Value {
+    if wanted {
+        structured["lines"] = Value::Array(rows);
+    }
+    structured
+}
+
 /// The bytes a cut line's note takes, at most.
 const CUT_NOTE: usize = 48;
 
@@ -173,11 +186,13 @@ fn row_json_len(row: &str) -> usize {
     super::budget::json_len(row) + 2
 }
 
-/// `lines="A-B"` (or `"A-"`, to the end).
+/// `lines="A-B"` (or `"A-"`, to the end); the rows in the structured result too when
+/// `rows_structured`.
 fn lines(
     session: &Session,
     range: &str,
     max: usize,
+    rows_structured: bool,
 ) -> Result<(String, serde_json::Value), ToolError> {
     let bad = || {
         ToolError::invalid_input(format!(
@@ -231,15 +246,17 @@ fn lines(
         rows,
         more.unwrap_or_default()
     );
-    let structured = json!({"session_id": session.id().0, "first_line": first, "last_line": last, "lines": kept});
-    Ok((block, structured))
+    let structured = json!({"session_id": session.id().0, "first_line": first, "last_line": last});
+    Ok((block, with_rows(structured, kept, rows_structured)))
 }
 
-/// `search=REGEX`: the retained lines it matches, the latest kept within `max`.
+/// `search=REGEX`: the retained lines it matches, the latest kept within `max`; the rows in
+/// the structured result too when `rows_structured`.
 fn search(
     session: &Session,
     pattern: &str,
     max: usize,
+    rows_structured: bool,
 ) -> Result<(String, serde_json::Value), ToolError> {
     let regex = crate::wait::caller_regex(pattern)
         .map_err(|why| ToolError::invalid_input(format!("search: {why}")))?;
@@ -288,7 +305,8 @@ fn search(
             "\n[the program is on the alternate screen, whose text is no transcript: look for text on the screen with find=\"...\" or read it with view=\"screen\"]",
         );
     }
-    Ok((block, json!({"session_id": session.id().0, "matches": total, "lines": kept_rows})))
+    let structured = json!({"session_id": session.id().0, "matches": total});
+    Ok((block, with_rows(structured, kept_rows, rows_structured)))
 }
 
 /// `find=TEXT`: where it is on the screen.
