@@ -683,6 +683,11 @@ impl Scanner {
         }
         self.state = State::Ground;
         self.work += 2 + params;
+        if action == b'm' && bytes[1..1 + params].first() != Some(&b'>') {
+            // SGR, by far the most common sequence: it moves nothing and is neither counted
+            // nor handled, so nothing below applies to it.
+            return Some((2 + params, None));
+        }
         self.csi_scanned(action, moves_home(action, &bytes[1..1 + params]));
         if !counted_or_handled(action) && !sets_key_modifiers(action, &bytes[1..1 + params]) {
             // SGR and cursor moves, by far the most common: nothing to count or decide.
@@ -1165,6 +1170,43 @@ mod tests {
         }
         let found = stops(input, input.len(), 1000);
         assert_eq!(found.len(), 9, "{found:?}");
+    }
+
+    /// SGR sequences taken whole (which skip the checks every other CSI sequence goes through)
+    /// leave the scanner as a byte at a time does: the same stops, work, moves to the top-left
+    /// and the move before the last one; the key modifier options (`CSI > 4 ; 2 m`), which
+    /// share SGR's final byte, still stop the scan.
+    #[test]
+    fn sgr_taken_whole_leaves_the_scanner_as_a_byte_at_a_time() {
+        let sgrs: [&[u8]; 9] =
+            [b"", b"0", b"1;31", b"38;5;200", b"38;2;9;200;77", b">4;2", b">4", b"?1", b"<1"];
+        for sgr in sgrs {
+            let sgr = [b"[", sgr, b"m"].concat();
+            let input = [b"ab", &sgr[..], b"[H", &sgr[..], b"[H", &sgr[..], b"x"].concat();
+            let scanned = |chunk: usize| {
+                let mut scanner = Scanner::new(10, 10);
+                let mut found = Vec::new();
+                let mut follows = Vec::new();
+                for piece in input.chunks(chunk) {
+                    let mut at = 0;
+                    while at < piece.len() {
+                        let (n, stop) = scanner.scan(&piece[at..], usize::MAX, usize::MAX);
+                        at += n;
+                        found.push(stop);
+                        follows.push(scanner.follows_home());
+                    }
+                }
+                let stops: Vec<_> = found.into_iter().filter(|stop| *stop != Stop::End).collect();
+                (stops, scanner.take_work(), scanner.homes(), follows.last().copied())
+            };
+            let whole = scanned(input.len());
+            let text = String::from_utf8_lossy(&sgr);
+            assert_eq!(whole.2, 2, "{text}");
+            assert_eq!(whole.0.len(), if sgr[2] == b'>' { 3 } else { 0 }, "{text}");
+            for chunk in 1..input.len() {
+                assert_eq!(scanned(chunk), whole, "{text}, chunk {chunk}");
+            }
+        }
     }
 
     /// (But for the key modifier options, `sets_key_modifiers`.)
