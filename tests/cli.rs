@@ -2036,10 +2036,15 @@ fn a_text_ending_in_an_escape_written_out_is_told_it_was_not_enter() {
     server.ok(&["send", "sh", "--keys", "<C-u>"]);
     let submitted = server.ok(&["send", "sh", "--text", r"echo two\r\n", "--submit"]);
     assert!(submitted.contains("the \\r\\n it ends with was typed as those"), "{submitted}");
-    for text in ["echo three\n", r"printf 'x\\n'"] {
+    // A real line break, or a backslash written out before the `n` (an even run before it).
+    for text in ["echo three\n", r"printf x\\n", r"printf x\\\\n"] {
+        server.ok(&["send", "sh", "--keys", "<C-u>"]);
         let output = server.ok(&["send", "sh", "--text", text]);
         assert!(!output.contains("typed as it is"), "{text:?}: {output}");
     }
+    server.ok(&["send", "sh", "--keys", "<C-u>"]);
+    let odd = server.ok(&["send", "sh", "--text", r"printf x\\\n"]);
+    assert!(odd.contains("the \\n it ends with was typed as those"), "{odd}");
 }
 
 /// `read --lines` and `read --search` with `--json` give the lines themselves, numbered, as

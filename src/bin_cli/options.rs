@@ -161,7 +161,8 @@ pub(super) const OPTIONS: &[OptionDef] = &[
     },
     Def {
         name: "--shell",
-        alias: None,
+        // `termloom start`'s name for it, which an agent that used `start` gives here too.
+        alias: Some("--command"),
         value: Some("LINE"),
         section: SECTION,
         help: "Run the shell command line LINE instead of `-- PROGRAM`: as\n\

@@ -211,7 +211,9 @@ fn bad_value<A>(def: &Def<A>, message: &str) -> String {
 /// The message for an argument that is neither an option nor a step.
 fn unknown(arg: &str) -> String {
     if arg.starts_with('-') {
-        let names = OPTIONS.iter().map(|def| def.name).chain(STEPS.iter().map(|def| def.name));
+        let defs = OPTIONS.iter().map(|def| (def.name, def.alias));
+        let defs = defs.chain(STEPS.iter().map(|def| (def.name, def.alias)));
+        let names = defs.flat_map(|(name, alias)| std::iter::once(name).chain(alias));
         match values::closest(arg, names) {
             Some(name) => format!("unknown option or step {arg:?}; did you mean {name}?"),
             None => format!("unknown option or step {arg:?}"),
@@ -262,6 +264,8 @@ mod tests {
 
     #[test]
     fn no_steps_means_wait_for_exit() {
+        // `--command`, `termloom start`'s name for `--shell`, is the same.
+        assert_eq!(plan(&["--command", "true"]).program, Program::Shell("true".into()));
         let plan = plan(&["--shell", "true"]);
         assert_eq!(plan.program, Program::Shell("true".into()));
         assert!(matches!(plan.steps[0].step, Step::Wait(WaitFor { exit_satisfies: true, .. })));
@@ -271,6 +275,8 @@ mod tests {
     fn errors_name_the_argument() {
         let err = |list: &[&str]| parse(args(list)).unwrap_err();
         assert!(err(&["--frobnicate", "--", "true"]).contains("--frobnicate"));
+        // A name shortened is told the name (`--command`, --shell's alias), not `--cwd`.
+        assert!(err(&["--cmd", "x", "--", "true"]).contains("did you mean --command?"));
         assert!(err(&["--size", "big", "--", "true"]).contains("--size"));
         assert!(err(&["--screen=1", "--", "true"]).contains("--screen"));
         assert!(err(&["--send"]).contains("--send"));

@@ -65,8 +65,11 @@ fn with_unit(value: &str) -> Option<(u64, String)> {
         "h" | "hour" | "hours" => (3_600_000.0, "h"),
         _ => return None,
     };
+    // Whole to within the rounding a decimal fraction carries (`2.01` s is 2009.999… ms).
     let ms = number * per_unit;
-    (ms.fract() == 0.0 && ms <= u64::MAX as f64).then(|| (ms as u64, format!("{number} {unit}")))
+    let whole = ms.round();
+    ((ms - whole).abs() < 1e-6 && whole <= u64::MAX as f64)
+        .then(|| (whole as u64, format!("{number} {unit}")))
 }
 
 /// Longest accepted wait timeout of `termloom run`: one day. A run is the caller's own
@@ -100,16 +103,29 @@ pub(super) fn single_line(message: &str) -> String {
     }
 }
 
-/// The one of `names` that `word` plausibly misspells (`--nmae` for `--name`, `sned` for
-/// `send`): the nearest by edit distance (a transposed pair counting one edit), leading dashes
-/// aside, within one edit for a name of 3 or 4 characters and two for a longer one, and
-/// nearer than every other name. None when no name is that near, or two are equally near,
+/// The one of `names` that `word` plausibly misspells or shortens (`--nmae` for `--name`,
+/// `sned` for `send`, `--cmd` for `--command`), leading dashes aside: the one name `word`
+/// abbreviates (its first letter and the rest in order, `cmd` in `command`), when exactly one
+/// longer name does (one letter off a short other name, `cwd`, is a worse guess than the name
+/// it shortens); else the nearest by edit distance (a transposed pair counting one edit),
+/// within one edit for a name of 3 or 4 characters and two for a longer one, and nearer than
+/// every other name. None when no name is that near, or two are equally near or abbreviated,
 /// or `word` has fewer than 3 characters.
 pub(super) fn closest<'n>(word: &str, names: impl IntoIterator<Item = &'n str>) -> Option<&'n str> {
     let bare: Vec<char> = word.trim_start_matches('-').chars().collect();
     // Two letters or one are too few to tell a misspelling from another word (`-x`, `-L`).
     if bare.len() < 3 {
         return None;
+    }
+    let names: Vec<&str> = names.into_iter().collect();
+    let mut shortened = names.iter().filter(|name| {
+        let other: Vec<char> = name.trim_start_matches('-').chars().collect();
+        other.len() > bare.len() && other.first() == bare.first() && abbreviates(&bare, &other)
+    });
+    match (shortened.next(), shortened.next()) {
+        (Some(name), None) => return Some(name),
+        (Some(_), Some(_)) => return None,
+        _ => {}
     }
     let most = if bare.len() <= 4 { 1 } else { 2 };
     let mut best: Option<(usize, &str)> = None;
@@ -131,6 +147,12 @@ pub(super) fn closest<'n>(word: &str, names: impl IntoIterator<Item = &'n str>) 
         }
     }
     best.filter(|_| !tied).map(|(_, name)| name)
+}
+
+/// Whether `short`'s characters are in `long`, in order (not necessarily together).
+fn abbreviates(short: &[char], long: &[char]) -> bool {
+    let mut rest = long.iter();
+    short.iter().all(|c| rest.any(|other| other == c))
 }
 
 /// The optimal string alignment distance between `a` and `b`: the insertions, deletions,
@@ -214,6 +236,10 @@ mod tests {
         let message = millis("1.5 min").unwrap_err();
         assert!(message.ends_with("for 1.5 min, give 90000"), "{message}");
         assert!(millis("500ms").unwrap_err().ends_with("for 500 ms, give 500"));
+        // Decimal fractions a binary one cannot hold exactly (2009.999… ms).
+        assert!(millis("2.01s").unwrap_err().ends_with("for 2.01 s, give 2010"));
+        assert!(millis("1.005s").unwrap_err().ends_with("for 1.005 s, give 1005"));
+        assert!(!millis("1.0005s").unwrap_err().contains("milliseconds"), "half a millisecond");
         // No unit, an unknown one, or past the bound: the range alone.
         assert!(!millis("5x").unwrap_err().contains("milliseconds"));
         assert!(!millis("2d").unwrap_err().contains("milliseconds"));
@@ -248,6 +274,10 @@ mod tests {
         assert_eq!(closest("--timout", flags), Some("--timeout"));
         assert_eq!(closest("sned", ["start", "send", "read"]), Some("send"));
         assert_eq!(closest("strat", ["start", "send", "read"]), Some("start"));
+        // A name shortened is that name, not a short one a letter away (`--cwd`).
+        assert_eq!(closest("--cmd", ["--cwd", "--command", "--name"]), Some("--command"));
+        assert_eq!(closest("--nam", flags), Some("--name"));
+        assert_eq!(closest("--wait", flags), None, "shortens two");
         // Too far, or as near to two names.
         assert_eq!(closest("--bogus", flags), None);
         assert_eq!(closest("--cw", ["--cwd", "--cx"]), None);

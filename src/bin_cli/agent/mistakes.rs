@@ -108,9 +108,11 @@ pub(super) fn escaped_line_break(arguments: &Map<String, Value>) -> String {
     // As typed: the tool's escape decoding undoes the backslashes the parse doubled.
     let text = arguments.get("text").and_then(Value::as_str).map(termloom::decode_escapes);
     let text = text.unwrap_or_default();
-    // A backslash escaped before it (`printf 'a\\n'`) is the shell's, meant as typed.
+    // A backslash escaped before it (`printf a\\n`) is the shell's, meant as typed: the
+    // escape is written out when an even number of backslashes come before its own.
     let written_out = |escape: &&str| {
-        text.strip_suffix(escape.as_bytes()).is_some_and(|before| !before.ends_with(b"\\"))
+        text.strip_suffix(escape.as_bytes())
+            .is_some_and(|before| before.iter().rev().take_while(|&&b| b == b'\\').count() % 2 == 0)
     };
     match [r"\r\n", r"\n", r"\r"].into_iter().find(written_out) {
         Some(escape) => format!(
