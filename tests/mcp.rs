@@ -6485,9 +6485,10 @@ fn a_secret_posted_once_another_program_asks_is_not_typed() {
     client.finish();
 }
 
-/// A retry answering many questions is read once, whatever their number: 50,000 keys that
-/// name no waiting page are answered with a new round at once (each key parsed the whole
-/// answers again and looked at every waiting page's session: hours of work).
+/// A retry answering many questions is read once, whatever their number: 4,000 keys that
+/// name no waiting page, as many as a message's 16,384 values hold, are answered with a new
+/// round at once (each key parsed the whole answers again and looked at every waiting page's
+/// session: 50,000 of them, hours of work).
 #[test]
 fn a_secret_retry_with_many_answers_is_read_once() {
     if !require("bash") {
@@ -6499,7 +6500,7 @@ fn a_secret_retry_with_many_answers_is_read_once() {
     let first = client.ok("tools/call", send.clone());
     let (key, _) = first["inputRequests"].as_object().unwrap().iter().next().unwrap();
     let mut answers: serde_json::Map<String, Value> =
-        (0..50_000).map(|n| (format!("secret-{n:032}"), json!({"action": "decline"}))).collect();
+        (0..4_000).map(|n| (format!("secret-{n:032}"), json!({"action": "decline"}))).collect();
     let mut retry = send.clone();
     retry["inputResponses"] = Value::Object(answers.clone());
     let again = client.ok("tools/call", retry);
@@ -6937,21 +6938,30 @@ fn a_closed_stderr_neither_crashes_the_server_nor_stops_a_sigterm() {
     drop(input);
 }
 
-/// `termloom mcp` whose host closed stdout but not stdin: once an answer cannot be written,
-/// every session is closed and the server exits 1. (It went on reading requests it could not
-/// answer, its sessions running, until the host also closed stdin.)
-#[test]
-fn a_closed_stdout_closes_every_session_and_stops_the_server() {
+/// `termloom mcp` with its stdin and stdout piped and its stderr to `stderr`: the process,
+/// its input, and its output.
+fn termloom_mcp(
+    stderr: std::process::Stdio,
+) -> (std::process::Child, std::process::ChildStdin, BufReader<std::process::ChildStdout>) {
     use std::process::{Command, Stdio};
     let mut server = Command::new(env!("CARGO_BIN_EXE_termloom"))
         .arg("mcp")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
+        .stderr(stderr)
         .spawn()
         .expect("termloom mcp starts");
-    let mut input = server.stdin.take().unwrap();
-    let mut output = BufReader::new(server.stdout.take().unwrap());
+    let input = server.stdin.take().unwrap();
+    let output = BufReader::new(server.stdout.take().unwrap());
+    (server, input, output)
+}
+
+/// `termloom mcp` whose host closed stdout but not stdin: once an answer cannot be written,
+/// every session is closed and the server exits 1. (It went on reading requests it could not
+/// answer, its sessions running, until the host also closed stdin.)
+#[test]
+fn a_closed_stdout_closes_every_session_and_stops_the_server() {
+    let (mut server, mut input, mut output) = termloom_mcp(std::process::Stdio::piped());
     let mut ask = |message: &str| {
         input.write_all(message.as_bytes()).unwrap();
         input.write_all(b"\n").unwrap();
@@ -7116,6 +7126,39 @@ fn a_message_at_the_bound_is_accepted_with_a_crlf_line_end() {
     client.finish();
 }
 
+/// A message of many small values is refused before they are parsed, whatever its method:
+/// a ping whose params held `[0,0,…]`, 4 MiB of it, took `termloom mcp` to a peak of 76 MB
+/// (32 bytes of parsed value for each 2 bytes of text), and each connection of a
+/// `termloom server` as much at once. Its answer names the bound.
+#[test]
+fn a_message_of_many_small_values_costs_about_its_bytes() {
+    let (mut server, mut input, mut output) = termloom_mcp(std::process::Stdio::null());
+    let mut answer = |message: &str| -> Value {
+        writeln!(input, "{message}").unwrap();
+        let mut line = String::new();
+        output.read_line(&mut line).unwrap();
+        serde_json::from_str(&line).expect("an answer")
+    };
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    assert!(answer(&init.to_string())["result"].is_object());
+    let zeros = vec!["0"; (4 << 20) / 2 - 100].join(",");
+    let ping =
+        format!(r#"{{"jsonrpc":"2.0","id":1,"method":"ping","params":{{"junk":[{zeros}]}}}}"#);
+    let refused = answer(&ping);
+    let status = std::fs::read_to_string(format!("/proc/{}/status", server.id())).unwrap();
+    let peak = status.lines().find_map(|line| line.strip_prefix("VmHWM:")).unwrap();
+    let kib: u64 = peak.trim().trim_end_matches(" kB").parse().unwrap();
+    // The line's 4 MiB and what the server needs besides (about 10 MiB).
+    assert!(kib < 32 << 10, "a 4 MiB message took termloom mcp to {kib} KiB");
+    assert_eq!((&refused["id"], &refused["error"]["code"]), (&json!(1), &json!(-32600)));
+    let message = refused["error"]["message"].as_str().unwrap();
+    assert!(message.contains("more than 16384 JSON values"), "{message}");
+    assert_eq!(refused["error"]["data"]["maxValues"], 16384, "{refused}");
+    drop(input);
+    let status = exit_of(&mut server, "termloom mcp did not stop at the end of its input");
+    assert!(status.success(), "{status}");
+}
+
 /// A waiting call holds the `inputResponses` it was sent (2026-07-28's answers to its
 /// questions) as the text they came in, and a call of a handshake revision, which has none,
 /// holds nothing of them. (Sixteen waits, each sent 4 MB of small answers, held them parsed:
@@ -7172,9 +7215,13 @@ fn the_answers_a_waiting_call_was_sent_are_held_as_their_text() {
         let started: Value = serde_json::from_str(&lines.recv_timeout(LONG).unwrap()).unwrap();
         let id = started["result"]["structuredContent"]["session_id"].clone();
         assert!(id.is_u64(), "{started}");
-        // 4 MB of small answers: 800,000 numbers, each of 4 bytes, which a parse writes as
-        // 18 (9000000000000000.0).
-        let answers = format!(r#"{{"approve_start-0":[{}]}}"#, ["9e15"; 800_000].join(","));
+        // 4 MB of answers in as many values as a message may hold (800,000 numbers, which a
+        // parse held at ten times their text, are now refused whole, as any message of more
+        // than 16,384 values is).
+        let answers = format!(
+            r#"{{"approve_start-0":["{}"]}}"#,
+            vec!["9e15".repeat(65); 15_000].join(r#"",""#)
+        );
         for call in 0..CALLS {
             let wait = json!({"session_id": id, "for_text": "never", "timeout_ms": 60_000});
             let mut call = json!({"jsonrpc": "2.0", "id": 10 + call, "method": "tools/call",

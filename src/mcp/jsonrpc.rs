@@ -18,6 +18,14 @@ pub(crate) const INTERNAL_ERROR: i64 = -32603;
 /// The per-request protocol version is not one the server speaks (MCP 2026-07-28).
 pub(crate) const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
 
+/// Most JSON values one message may hold (every string, an object's keys among them, number,
+/// `true`, `false`, `null`, array and object, counted in its text before any is parsed): a
+/// message is parsed into a tree of values, and `[0,0,…]` takes 32 bytes of it for each 2
+/// bytes of text (a 4 MiB message took 65 MB). A message holding more is refused whole,
+/// nothing in it parsed or run, with an error naming this bound: 16,384 values take at most
+/// a few MiB, and text in a long string counts once.
+pub(crate) const MAX_MESSAGE_VALUES: usize = 16_384;
+
 /// Longest progress token accepted, in bytes of its JSON text: every progress notification
 /// of a call repeats it, one each 2 s of a wait of up to an hour.
 pub(crate) const MAX_PROGRESS_TOKEN_BYTES: usize = 256;
@@ -203,6 +211,20 @@ pub(crate) fn parse(bytes: &[u8]) -> Line {
         Ok(message) => message,
         Err(err) => return parse_error(err),
     };
+    if holds_more_values_than(message.get().as_bytes(), MAX_MESSAGE_VALUES) {
+        let error = RpcError::new(
+            INVALID_REQUEST,
+            format!(
+                "message too complex: it holds more than {MAX_MESSAGE_VALUES} JSON values (strings, numbers, arrays, objects...), and a message may hold at most {MAX_MESSAGE_VALUES}; nothing in it was run: send fewer values at once (long text in one string counts once)"
+            ),
+        )
+        .with_data(json!({ "maxValues": MAX_MESSAGE_VALUES, "length": bytes.len() }));
+        let id = sniff_id(bytes);
+        return Line::One(match sniff_response(bytes) {
+            true => unreadable_response(id, &error),
+            false => Incoming::Invalid { id: id.unwrap_or_else(Id::null), error },
+        });
+    }
     if !message.get().starts_with('[') {
         return Line::One(classify(message));
     }
@@ -214,6 +236,49 @@ pub(crate) fn parse(bytes: &[u8]) -> Line {
         Ok(items) => Line::Batch(items.into_iter().map(classify).collect()),
         Err(err) => parse_error(err),
     }
+}
+
+/// Whether the JSON text `json` (valid JSON) holds more than `limit` values: each string (an
+/// object's keys too), number, literal, array and object counts one. Stops counting past
+/// `limit`, and allocates nothing.
+fn holds_more_values_than(json: &[u8], limit: usize) -> bool {
+    let mut count = 0usize;
+    let mut at = 0;
+    // Inside a number or a literal, counted at its first byte.
+    let mut in_scalar = false;
+    while let Some(&byte) = json.get(at) {
+        match byte {
+            b'"' => {
+                count += 1;
+                in_scalar = false;
+                at += 1;
+                // To the closing quote, over escapes.
+                loop {
+                    let rest = json.get(at..).unwrap_or_default();
+                    match memchr::memchr2(b'"', b'\\', rest) {
+                        Some(i) if rest[i] == b'\\' => at += i + 2,
+                        Some(i) => break at += i,
+                        None => return count > limit,
+                    }
+                }
+            }
+            b'{' | b'[' => {
+                count += 1;
+                in_scalar = false;
+            }
+            b',' | b':' | b']' | b'}' | b' ' | b'\t' | b'\n' | b'\r' => in_scalar = false,
+            _ if !in_scalar => {
+                count += 1;
+                in_scalar = true;
+            }
+            _ => {}
+        }
+        if count > limit {
+            return true;
+        }
+        at += 1;
+    }
+    false
 }
 
 /// Classifies one JSON value (an element of a batch, or a whole message).
@@ -577,6 +642,44 @@ mod tests {
         assert!(
             matches!(parse("[]"), Incoming::Invalid { error, .. } if error.code == INVALID_REQUEST)
         );
+    }
+
+    /// A message is refused once it holds more values than [`MAX_MESSAGE_VALUES`], counted in
+    /// its text, under its id: `[0,0,…]` in a 4 MiB ping's params took 65 MB as a tree of
+    /// values before the method was looked at.
+    #[test]
+    fn a_message_of_too_many_values_is_refused_unparsed() {
+        let counted = br#"{"a":[1,-2.5e3,true,null,"x\"y",{}, [ ]],"b":""}"#;
+        assert!(!holds_more_values_than(counted, 12));
+        assert!(holds_more_values_than(counted, 11));
+        // 11 values besides the array's items.
+        let ping = |items: usize| {
+            let junk = vec!["0"; items].join(",");
+            format!(r#"{{"jsonrpc":"2.0","id":"v","method":"ping","params":{{"junk":[{junk}]}}}}"#)
+        };
+        assert!(matches!(parse(&ping(MAX_MESSAGE_VALUES - 11)), Incoming::Request { .. }));
+        let Incoming::Invalid { id, error } = parse(&ping(MAX_MESSAGE_VALUES - 10)) else {
+            panic!("taken")
+        };
+        assert_eq!((id, error.code), (raw_id(r#""v""#), INVALID_REQUEST));
+        let big = ping((4 << 20) / 2 - 100);
+        let Incoming::Invalid { error, .. } = parse(&big) else { panic!("taken") };
+        assert!(error.message.contains("more than 16384 JSON values"), "{}", error.message);
+        assert_eq!(
+            error.data,
+            Some(json!({ "maxValues": MAX_MESSAGE_VALUES, "length": big.len() }))
+        );
+        // A batch is counted whole, before any of it is taken apart.
+        let batch = format!("[{}]", vec![r#"{"jsonrpc":"2.0","method":"m"}"#; 4000].join(","));
+        assert!(
+            matches!(parse(&batch), Incoming::Invalid { error, .. } if error.code == INVALID_REQUEST)
+        );
+        // A long string is one value.
+        let text = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"ping","params":{{"t":"{}"}}}}"#,
+            "a\\\"".repeat(1 << 20)
+        );
+        assert!(matches!(parse(&text), Incoming::Request { .. }));
     }
 
     #[test]

@@ -21,7 +21,8 @@
 //! (at most [`ServeOptions::max_concurrent_calls`] at once), so a long wait never blocks
 //! `ping`, other sessions or `notifications/cancelled`, which ends the cancelled call's wait
 //! and suppresses its response. A line longer than [`ServeOptions::max_message_bytes`] is
-//! refused without being buffered whole. When the input ends, every session is closed and
+//! refused without being buffered whole, and one holding more than 16,384 JSON values
+//! (`jsonrpc::MAX_MESSAGE_VALUES`) before any of them is parsed. When the input ends, every session is closed and
 //! the engine stops.
 //!
 //! The tools (`terminal_start`, `terminal_send`, `terminal_read`, `terminal_mouse`,

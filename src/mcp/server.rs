@@ -364,7 +364,7 @@ impl Server {
         &self,
         responder: Responder,
         served: Served,
-        params: Map<String, Value>,
+        mut params: Map<String, Value>,
         progress_token: Option<Id>,
         input_responses: Option<Verbatim>,
     ) {
@@ -387,9 +387,10 @@ impl Server {
                 ));
             }
         };
-        let mut arguments = match params.get("arguments") {
+        // Taken, not copied: they may be most of a message.
+        let mut arguments = match params.remove("arguments") {
             None | Some(Value::Null) => Map::new(),
-            Some(Value::Object(arguments)) => arguments.clone(),
+            Some(Value::Object(arguments)) => arguments,
             Some(_) => {
                 return responder.error(&RpcError::new(
                     INVALID_PARAMS,
