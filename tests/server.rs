@@ -1279,6 +1279,31 @@ fn mcp_host(server: &TestServer) -> std::process::Child {
         .unwrap()
 }
 
+/// The input and output of an MCP host's proxy, `host`, once `initialize` negotiated
+/// `version`.
+fn initialized(
+    host: &mut std::process::Child,
+    version: &str,
+) -> (std::process::ChildStdin, BufReader<std::process::ChildStdout>) {
+    let mut input = host.stdin.take().unwrap();
+    let mut output = BufReader::new(host.stdout.take().unwrap());
+    let init = json!({"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": {"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    assert!(asked(&mut input, &mut output, &init.to_string())["result"].is_object());
+    (input, output)
+}
+
+/// Sends `request` through an MCP host's proxy: the next message it passes on.
+fn asked(
+    input: &mut std::process::ChildStdin,
+    output: &mut BufReader<std::process::ChildStdout>,
+    request: &str,
+) -> Value {
+    writeln!(input, "{request}").unwrap();
+    let mut line = String::new();
+    assert!(output.read_line(&mut line).unwrap() > 0, "the proxy ended");
+    serde_json::from_str(&line).unwrap()
+}
+
 #[test]
 fn mcp_hosts_share_the_servers_sessions() {
     let server = TestServer::start(&[]);
@@ -1315,16 +1340,8 @@ fn mcp_hosts_share_the_servers_sessions() {
 fn an_mcp_hosts_bad_message_is_answered_and_skipped() {
     let server = TestServer::start(&[]);
     let mut host = mcp_host(&server);
-    let mut input = host.stdin.take().unwrap();
-    let mut output = BufReader::new(host.stdout.take().unwrap());
-    let mut answer = |request: &str| -> Value {
-        writeln!(input, "{request}").unwrap();
-        let mut line = String::new();
-        assert!(output.read_line(&mut line).unwrap() > 0, "the proxy ended");
-        serde_json::from_str(&line).unwrap()
-    };
-    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
-    assert!(answer(&init.to_string())["result"].is_object());
+    let (mut input, mut output) = initialized(&mut host, "2025-11-25");
+    let mut answer = |request: &str| asked(&mut input, &mut output, request);
     let big = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "terminal_list", "arguments": {"pad": "x".repeat(5 << 20)}}});
     assert_eq!(answer(&big.to_string())["error"]["code"], -32600);
     assert_eq!(answer("{not json")["error"]["code"], -32700);
@@ -1336,6 +1353,40 @@ fn an_mcp_hosts_bad_message_is_answered_and_skipped() {
     );
     drop(input);
     assert!(exits(&mut host).success());
+}
+
+/// An MCP host's requests the server answers under id `null` with the rest of their line
+/// (batches it refuses, one holding too many values, a line too long whose id is in neither
+/// its start nor its end) are answered once: when the host left, the proxy answered each
+/// again with a made-up error (the server "ended the connection before answering this
+/// request") and exited 1, the server fine.
+#[test]
+fn an_mcp_hosts_requests_answered_under_id_null_are_not_answered_again() {
+    let server = TestServer::start(&[]);
+    let mut host = mcp_host(&server);
+    let (mut input, mut output) = initialized(&mut host, "2025-06-18");
+    let mut answer = |request: &str| asked(&mut input, &mut output, request);
+    let batch = |first: usize, count: usize| {
+        let pings: Vec<Value> = (first..first + count)
+            .map(|n| json!({"jsonrpc": "2.0", "id": format!("p{n}"), "method": "ping"}))
+            .collect();
+        Value::from(pings).to_string()
+    };
+    let in_the_middle = format!(
+        r#"{{"jsonrpc":"2.0","method":"ping","params":{{"pad":"{}"}},"id":"mid","z":"{}"}}"#,
+        "a".repeat(5 << 20),
+        "b".repeat(400)
+    );
+    for line in [batch(0, 5), batch(5, 5), batch(10, 4000), in_the_middle] {
+        let refused = answer(&line);
+        assert_eq!((&refused["id"], &refused["error"]["code"]), (&json!(null), &json!(-32600)));
+    }
+    drop(input);
+    let mut rest = String::new();
+    output.read_to_string(&mut rest).unwrap();
+    assert_eq!(rest, "", "answered again");
+    let status = exits(&mut host);
+    assert!(status.success(), "{status}");
 }
 
 /// An MCP host's proxy whose server goes away (killed here, mid-call) answers the request the

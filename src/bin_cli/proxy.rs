@@ -2,9 +2,10 @@
 //! same tools run on the server's sessions. When the host closes stdin, the connection's calls
 //! end and the sessions stay. When the server goes away first (stopped, killed), each request
 //! of the host's it had not answered is answered with an error, the proxy says so on stderr,
-//! and it exits 1.
+//! and it exits 1. The requests kept for that are bounded ([`MAX_PENDING`],
+//! [`MAX_PENDING_BYTES`]), the oldest forgotten first.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::io::{BufRead, Read, Write};
 use std::net::Shutdown;
 use std::os::unix::net::UnixStream;
@@ -142,27 +143,106 @@ fn relay_answers(
     }
 }
 
+/// Most requests of the host's kept track of while the server has not answered them; past
+/// it the oldest is forgotten (not answered by the proxy should the server go away).
+const MAX_PENDING: usize = 4096;
+
+/// Most bytes of their ids (each kept as written and as told apart); an id of more than
+/// this alone is not kept.
+const MAX_PENDING_BYTES: usize = 1 << 20;
+
 /// The host's requests the server has not answered yet: their ids as written, by what tells
-/// ids apart (a string by its characters, a number by its text).
+/// ids apart (a string by its characters, a number by its text); at most [`MAX_PENDING`] of
+/// them, [`MAX_PENDING_BYTES`] of ids, the oldest forgotten first.
 #[derive(Default)]
 struct Pending {
-    ids: Mutex<HashMap<String, String>>,
+    book: Mutex<Book>,
+}
+
+/// What [`Pending`] holds.
+#[derive(Default)]
+struct Book {
+    /// The requests, by what tells their ids apart.
+    requests: HashMap<String, Request>,
+    /// Their keys, oldest first.
+    order: BTreeMap<u64, String>,
+    /// The bytes of their ids and keys.
+    bytes: usize,
+    /// The requests and lines noted so far.
+    noted: u64,
+    lines: u64,
+}
+
+/// A request of the host's not answered yet, and the line it came in.
+struct Request {
+    /// Its id, as written.
+    id: String,
+    /// When it was noted (its place in [`Book::order`]).
+    at: u64,
+    /// Its line: which it was, how long (as the server counts it, without a `\r` before the
+    /// newline), and how many messages that batch holds, when it is one.
+    line: u64,
+    length: u64,
+    batch: Option<u64>,
+}
+
+impl Book {
+    fn note(&mut self, key: String, id: String, line: (u64, u64, Option<u64>)) {
+        self.forget(&key);
+        let bytes = key.len() + id.len();
+        if bytes > MAX_PENDING_BYTES {
+            return;
+        }
+        self.noted += 1;
+        let at = self.noted;
+        let (line, length, batch) = line;
+        self.order.insert(at, key.clone());
+        self.requests.insert(key, Request { id, at, line, length, batch });
+        self.bytes += bytes;
+        while self.requests.len() > MAX_PENDING || self.bytes > MAX_PENDING_BYTES {
+            let Some((_, oldest)) = self.order.pop_first() else { break };
+            self.forget(&oldest);
+        }
+    }
+
+    fn forget(&mut self, key: &str) {
+        if let Some(request) = self.requests.remove(key) {
+            self.order.remove(&request.at);
+            self.bytes -= key.len() + request.id.len();
+        }
+    }
+
+    /// Forgets the requests of the oldest line that `answered` says one answer of the
+    /// server's was for.
+    fn forget_line(&mut self, answered: impl Fn(&Request) -> bool) {
+        let line = self.order.values().map(|key| &self.requests[key]).find(|r| answered(r));
+        let Some(line) = line.map(|request| request.line) else { return };
+        let keys: Vec<String> = self
+            .requests
+            .iter()
+            .filter(|(_, request)| request.line == line)
+            .map(|(key, _)| key.clone())
+            .collect();
+        keys.iter().for_each(|key| self.forget(key));
+    }
 }
 
 impl Pending {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, String>> {
-        self.ids.lock().unwrap_or_else(|e| e.into_inner())
+    fn lock(&self) -> std::sync::MutexGuard<'_, Book> {
+        self.book.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Notes the requests of a line of the host's (one message or a batch), and forgets those
     /// a `notifications/cancelled` in it cancels (a cancelled request is not answered).
     fn requested(&self, line: &[u8]) {
-        let mut ids = self.lock();
-        for message in messages(line) {
+        let (batch, messages) = messages(line);
+        let mut book = self.lock();
+        book.lines += 1;
+        let length = line.strip_suffix(b"\r").unwrap_or(line).len() as u64;
+        let seen = (book.lines, length, batch);
+        for message in messages {
             match (message.get("method"), message.get("id").and_then(|id| key(id))) {
-                (Some(_), Some(key)) => {
-                    ids.insert(key, message["id"].get().to_owned());
-                }
+                (Some(_), Some(key)) => book.note(key, message["id"].get().to_owned(), seen),
                 (Some(method), None) if method.get() == r#""notifications/cancelled""# => {
                     let cancelled = message
                         .get("params")
@@ -171,7 +251,7 @@ impl Pending {
                         })
                         .and_then(|params| params.get("requestId").and_then(|id| key(id)));
                     if let Some(cancelled) = cancelled {
-                        ids.remove(&cancelled);
+                        book.forget(&cancelled);
                     }
                 }
                 _ => {}
@@ -180,40 +260,79 @@ impl Pending {
     }
 
     /// Forgets the requests a line of the server's answers (one message or a batch's array).
+    /// An error that answers a whole line, its requests' ids perhaps unread, names it by
+    /// what its `data` says: the line's `length` (one too long or holding too many values),
+    /// or how many messages a `batch` the server refused held (which it does only before it
+    /// takes any, so the oldest such batch is the one).
     fn answered(&self, line: &[u8]) {
-        let answers: Vec<String> = messages(line)
+        let (batch, messages) = messages(line);
+        let answers: Vec<String> = messages
             .iter()
             .filter(|message| !message.contains_key("method"))
             .filter_map(|message| message.get("id").and_then(|id| key(id)))
             .collect();
-        if !answers.is_empty() {
-            let mut ids = self.lock();
-            for answer in answers {
-                ids.remove(&answer);
-            }
+        let whole = match (batch, messages.first()) {
+            (None, Some(message)) if !message.contains_key("method") => whole_line(message),
+            _ => None,
+        };
+        if answers.is_empty() && whole.is_none() {
+            return;
+        }
+        let mut book = self.lock();
+        for answer in answers {
+            book.forget(&answer);
+        }
+        match whole {
+            Some(Whole::Length(length)) => book.forget_line(|r| r.length == length),
+            Some(Whole::Batch(items)) => book.forget_line(|r| r.batch == Some(items)),
+            None => {}
         }
     }
 
-    /// The ids not answered, as written; none are left.
+    /// The ids not answered, as written, oldest first; none are left.
     fn take(&self) -> Vec<String> {
-        let mut ids: Vec<String> = std::mem::take(&mut *self.lock()).into_values().collect();
-        ids.sort();
-        ids
+        let mut book = self.lock();
+        let book = std::mem::take(&mut *book);
+        let mut requests = book.requests;
+        book.order.values().filter_map(|key| requests.remove(key)).map(|r| r.id).collect()
     }
 }
 
-/// The messages of a line, each as its members written: one, or a batch's; none when the
-/// line is not JSON objects.
-fn messages(line: &[u8]) -> Vec<HashMap<String, &RawValue>> {
+/// Which line of the host's an error of the server's answers whole.
+enum Whole {
+    /// The line this long.
+    Length(u64),
+    /// The batch of this many messages.
+    Batch(u64),
+}
+
+/// Which line the error `message` answers whole, when its `data` says.
+fn whole_line(message: &HashMap<String, &RawValue>) -> Option<Whole> {
+    fn members(raw: &RawValue) -> Option<HashMap<String, &RawValue>> {
+        serde_json::from_str(raw.get()).ok()
+    }
+    let data = members(message.get("error")?)?.get("data").copied().and_then(members)?;
+    let number =
+        |name: &str| data.get(name).and_then(|n| serde_json::from_str::<u64>(n.get()).ok());
+    match (number("length"), number("batch")) {
+        (Some(length), _) => Some(Whole::Length(length)),
+        (None, Some(items)) => Some(Whole::Batch(items)),
+        (None, None) => None,
+    }
+}
+
+/// The messages of a line, each as its members written: one, or a batch's (with how many
+/// messages the batch holds); none when the line is not JSON objects.
+fn messages(line: &[u8]) -> (Option<u64>, Vec<HashMap<String, &RawValue>>) {
     fn object(raw: &RawValue) -> Option<HashMap<String, &RawValue>> {
         serde_json::from_str(raw.get()).ok()
     }
-    let Ok(value) = serde_json::from_slice::<&RawValue>(line) else { return Vec::new() };
+    let Ok(value) = serde_json::from_slice::<&RawValue>(line) else { return (None, Vec::new()) };
     if value.get().starts_with('[') {
         let items: Vec<&RawValue> = serde_json::from_str(value.get()).unwrap_or_default();
-        items.into_iter().filter_map(object).collect()
+        (Some(items.len() as u64), items.into_iter().filter_map(object).collect())
     } else {
-        object(value).into_iter().collect()
+        (None, object(value).into_iter().collect())
     }
 }
 
@@ -400,6 +519,65 @@ mod tests {
         pending.requested(br#"{"jsonrpc":"2.0","id":"1","method":"ping"}"#);
         pending.answered(br#"{"jsonrpc":"2.0","id":1,"result":{}}"#);
         assert_eq!(pending.take(), vec![r#""1""#.to_owned()]);
+    }
+
+    /// At most [`MAX_PENDING`] requests are kept, the oldest forgotten first: every request
+    /// the server never answered under its id was kept, 225 bytes each (10,000 pings in
+    /// each of 200 refused batches: 459 MB).
+    #[test]
+    fn the_requests_kept_are_bounded() {
+        let pending = Pending::default();
+        for n in 0..10_000 {
+            pending.requested(
+                format!(r#"{{"jsonrpc":"2.0","id":"r{n}","method":"ping"}}"#).as_bytes(),
+            );
+        }
+        let kept = pending.take();
+        assert_eq!(kept.len(), 4096);
+        assert_eq!(kept[0], r#""r5904""#);
+        let long =
+            format!(r#"{{"jsonrpc":"2.0","id":"{}","method":"ping"}}"#, "x".repeat(300 << 10));
+        for _ in 0..8 {
+            pending
+                .requested(long.replacen("xx", &format!("{}", pending.lock().noted), 1).as_bytes());
+        }
+        assert!(pending.lock().bytes <= MAX_PENDING_BYTES);
+        assert_eq!(pending.take().len(), 1);
+        let huge = format!(r#"{{"jsonrpc":"2.0","id":"{}","method":"ping"}}"#, "x".repeat(1 << 20));
+        pending.requested(huge.as_bytes());
+        assert!(pending.take().is_empty());
+    }
+
+    /// An error the server sends under id `null` for a whole line (a batch it refuses, a
+    /// line too long or of too many values) answers that line's requests: they were answered
+    /// again, with a made-up error, when the connection ended.
+    #[test]
+    fn a_whole_line_answered_under_id_null_is_answered() {
+        let pending = Pending::default();
+        let batch = |ids: &[&str]| {
+            let items: Vec<String> = ids
+                .iter()
+                .map(|id| format!(r#"{{"jsonrpc":"2.0","id":"{id}","method":"ping"}}"#))
+                .collect();
+            format!("[{}]", items.join(","))
+        };
+        pending.requested(batch(&["a", "b"]).as_bytes());
+        pending.requested(batch(&["c", "d", "e"]).as_bytes());
+        pending.requested(batch(&["f", "g"]).as_bytes());
+        let mid = r#"{"jsonrpc":"2.0","method":"ping","id":"mid","params":{"pad":"xxxx"}}"#;
+        pending.requested(format!("{mid}\r").as_bytes());
+        pending.requested(br#"{"jsonrpc":"2.0","id":"kept","method":"ping"}"#);
+        let refused = |data: &str| {
+            format!(
+                r#"{{"jsonrpc":"2.0","id":null,"error":{{"code":-32600,"message":"no","data":{data}}}}}"#
+            )
+        };
+        pending.answered(refused(r#"{"batch":3}"#).as_bytes());
+        pending.answered(refused(r#"{"batch":2}"#).as_bytes());
+        pending.answered(refused(&format!(r#"{{"limit":10,"length":{}}}"#, mid.len())).as_bytes());
+        // Not a whole line's answer.
+        pending.answered(br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"no"}}"#);
+        assert_eq!(pending.take(), [r#""f""#, r#""g""#, r#""kept""#]);
     }
 
     #[test]

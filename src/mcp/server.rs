@@ -168,7 +168,10 @@ impl Server {
             jsonrpc::Line::Batch(items) => {
                 if let Err(error) = self.protocol.admit_batch() {
                     // One answer for the whole batch, as for any message that is no valid
-                    // request; nothing in it is run.
+                    // request; nothing in it is run. Its `data` says how many messages it
+                    // refused, by which `termloom mcp --server` knows which of the host's
+                    // lines it answers.
+                    let error = error.with_data(json!({ "batch": items.len() }));
                     return self.one(Incoming::Invalid { id: Id::null(), error }, None);
                 }
                 // The batch's responses are held until the last is in: no more of them than a
