@@ -241,7 +241,7 @@ pub(crate) fn parse(bytes: &[u8]) -> Line {
 /// Whether the JSON text `json` (valid JSON) holds more than `limit` values: each string (an
 /// object's keys too), number, literal, array and object counts one. Stops counting past
 /// `limit`, and allocates nothing.
-fn holds_more_values_than(json: &[u8], limit: usize) -> bool {
+pub(crate) fn holds_more_values_than(json: &[u8], limit: usize) -> bool {
     let mut count = 0usize;
     let mut at = 0;
     // Inside a number or a literal, counted at its first byte.

@@ -29,6 +29,14 @@
 //! `terminal_run`, `terminal_signal`, `terminal_resize`, `terminal_close`, `terminal_list`)
 //! are described in `tools/list` for a model.
 
+/// Whether the JSON text `line` holds more values than a message may (16,384, each string,
+/// number, literal, array and object): the server refuses such a message whole, before any
+/// of it is parsed, so `termloom mcp --server` neither parses nor keeps track of it.
+#[doc(hidden)]
+pub fn too_many_values(line: &[u8]) -> bool {
+    jsonrpc::holds_more_values_than(line, jsonrpc::MAX_MESSAGE_VALUES)
+}
+
 mod elicit;
 mod inflight;
 pub(crate) mod jsonrpc;
