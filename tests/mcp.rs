@@ -835,6 +835,28 @@ fn an_exited_session_says_so_to_resize_as_to_send() {
     client.finish();
 }
 
+/// `keys` of bare key names (tmux's notation, `C-c`, `Enter`) is refused with the script to
+/// give, `<C-c>`, and `text` for the letters, before anything is typed: it typed the letters
+/// `C-c` and the word `Enter` (as the command line's `--keys` did), and a program to
+/// interrupt went on. A lower-case word or `Escape :wq` is typed as before.
+#[test]
+fn key_names_without_brackets_are_refused_with_the_script_to_give() {
+    let mut client = Client::initialized("2025-11-25");
+    let started = client.tool("terminal_start", json!({"argv": ["cat"]}));
+    let id = started["session_id"].clone();
+    let refused = client.tool_error("terminal_send", json!({"session_id": id, "keys": "C-c"}));
+    assert!(refused.contains("keys=\"<C-c>\""), "{refused}");
+    assert!(refused.contains("text=\"C-c\""), "{refused}");
+    let refused =
+        client.tool_error("terminal_send", json!({"session_id": id, "keys": "Up Up Enter"}));
+    assert!(refused.contains("keys=\"<Up><Up><Enter>\""), "{refused}");
+    let typed = client
+        .tool("terminal_send", json!({"session_id": id, "keys": "end<Enter>", "for_text": "end"}));
+    let output = typed["output"].as_str().unwrap();
+    assert!(output.starts_with("end\n"), "nothing typed before: {typed}");
+    client.finish();
+}
+
 /// A paste that ends in a line break, to a line editor that asked for bracketed pastes, is
 /// held on the edit line (as in a terminal): the result says so and how to run it. To any
 /// other program it is a submitted line.

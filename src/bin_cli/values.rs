@@ -181,25 +181,14 @@ fn edit_distance(a: &[char], b: &[char]) -> usize {
 }
 
 /// Refuses a key script that is only key names without their angle brackets (`C-c`,
-/// `Enter`, `Up Up Enter`: tmux's `send-keys` notation), which would type their letters, with
-/// the script to give instead, and `text_flag` (`--text`, `run`'s `--send`) for the letters.
-/// A word counts when it names a key and is written as one (`Enter`, `C-c`, `F5`), so that
-/// a lower-case word (`end`, `up`) stays text, as does a single character.
+/// `Enter`: see [`termloom::bracketed_key_names`]), which would type their letters, with the
+/// script to give instead, and `text_flag` (`--text`, `run`'s `--send`) for the letters.
 pub(super) fn bare_key_names(script: &str, text_flag: &str) -> Result<(), String> {
-    let named = |word: &str| {
-        word.chars().count() >= 2
-            && (word.contains('-') || word.starts_with(|c: char| c.is_ascii_uppercase()))
-            && word.parse::<termloom::Key>().is_ok()
-    };
-    let words: Vec<&str> = script.split_whitespace().collect();
-    if words.is_empty() || !words.iter().all(|word| named(word)) {
-        return Ok(());
-    }
-    let bracketed: String = words.iter().map(|word| format!("<{word}>")).collect();
+    let Some(bracketed) = termloom::bracketed_key_names(script) else { return Ok(()) };
+    let keys = if script.split_whitespace().count() == 1 { "the key" } else { "the keys" };
     Err(format!(
-        "{script:?} would type its letters, not press {}: key names go in angle brackets, {} \
+        "{script:?} would type its letters, not press {keys}: key names go in angle brackets, {} \
          (to type the letters, give {text_flag} {})",
-        if words.len() == 1 { "the key" } else { "the keys" },
         shell_quote(&bracketed),
         shell_quote(script)
     ))

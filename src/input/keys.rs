@@ -951,6 +951,27 @@ pub fn parse_key_script(script: &str) -> Result<Vec<ScriptItem>, KeyParseError> 
     Ok(items)
 }
 
+/// The key script to give for `script` when it is only key names without their angle
+/// brackets (`C-c`, `Enter`, `Up Up Enter`: tmux's `send-keys` notation), which
+/// [`parse_key_script`] takes for text and would type letter by letter: `<C-c>`,
+/// `<Up><Up><Enter>`. `None` for any other script. A word counts when it names a [`Key`] and
+/// is written as one (capitalised or with a modifier: `Enter`, `C-c`, `F5`), so that a
+/// lower-case word (`end`, `up`), a single character (`q`) and a script with any other word
+/// (`Escape :wq`) stay text. The command line's `--keys` and the MCP tools' `keys` refuse
+/// such a script with it.
+pub fn bracketed_key_names(script: &str) -> Option<String> {
+    let named = |word: &str| {
+        word.chars().count() >= 2
+            && (word.contains('-') || word.starts_with(|c: char| c.is_ascii_uppercase()))
+            && word.parse::<Key>().is_ok()
+    };
+    let words: Vec<&str> = script.split_whitespace().collect();
+    if words.is_empty() || !words.iter().all(|word| named(word)) {
+        return None;
+    }
+    Some(words.iter().map(|word| format!("<{word}>")).collect())
+}
+
 /// Finds the key name after a `<`. Returns the name and the number of bytes
 /// of `after` it occupies including the closing `>`.
 fn bracket_name(after: &str) -> Result<(&str, usize), KeyParseError> {

@@ -186,6 +186,18 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         ));
     }
     // Checked before anything is sent, so a bad script sends nothing.
+    if let Some(keys) = keys
+        && let Some(bracketed) = crate::input::keys::bracketed_key_names(keys)
+    {
+        let quoted = crate::error::quoted;
+        return Err(ToolError::invalid_input(format!(
+            "terminal_send: keys={} would type its letters, not press {}: key names go in angle brackets, keys={} (to type the letters, give text={})",
+            quoted(keys),
+            if keys.split_whitespace().count() == 1 { "the key" } else { "the keys" },
+            quoted(&bracketed),
+            quoted(keys),
+        )));
+    }
     let script = keys.map(parse_key_script).transpose().map_err(crate::Error::from)?;
     // One key alone (a Ctrl-C, an Escape) cannot interleave with another call's input, so it
     // does not wait for the input lock: it never waits behind another call's paste.
