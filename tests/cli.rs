@@ -2178,6 +2178,34 @@ fn a_closed_session_is_listed_with_its_name_until_a_start_takes_it() {
     assert_eq!(listed_name(3), "e");
 }
 
+/// `attach` to no such session says so before it touches the terminal, in the other
+/// commands' words: it switched to the alternate screen and back, then said "there is no
+/// session".
+#[test]
+fn attach_to_no_such_session_leaves_the_terminal_alone() {
+    let server = PrivateServer::start();
+    server.ok(&["start", "--name", "sh", "--", "sh"]);
+    let dir = tempdir();
+    let cast = dir.join("attach.cast");
+    let socket = server.socket.to_str().unwrap();
+    let attach = [TERMLOOM, "attach", "nosuch", "--socket", socket];
+    let output = termloom(
+        &[&["run", "--record", cast.to_str().unwrap(), "--wait-exit", "--"][..], &attach].concat(),
+    );
+    assert_code(&output, 1);
+    let recorded = std::fs::read_to_string(&cast).unwrap();
+    let printed: String = recorded
+        .lines()
+        .skip(1)
+        .map(|line| serde_json::from_str::<Value>(line).unwrap())
+        .filter(|event| event[1] == "o")
+        .map(|event| event[2].as_str().unwrap().to_owned())
+        .collect();
+    assert!(!printed.contains("\x1b[?1049h"), "{printed:?}");
+    assert!(printed.contains("no session is named \"nosuch\""), "{printed:?}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 /// `exec` at a password prompt says, in the command line's words, how the person can type
 /// it (MCP's "no elicitation" is no advice on a command line), with the server's socket.
 #[test]

@@ -509,8 +509,13 @@ impl Hub {
                 "session_forgotten",
                 described(&crate::mcp::tools::ran_before(id, first)),
             )),
+            // Said as the tools say it of a name (`no session is named "ed"`).
             None | Some((_, Err(crate::Error::UnknownSession(_)))) => {
-                Err(refused("unknown_session", described(&format!("there is no session {value}"))))
+                let problem = match value {
+                    Value::String(name) if id.is_none() => format!("no session is named {name:?}"),
+                    _ => format!("there is no session {value}"),
+                };
+                Err(refused("unknown_session", described(&problem)))
             }
             // An ended session of this server's dropped, a stopped engine: the error's code.
             Some((_, Err(e))) => Err(refused(e.code(), described(&e.to_string()))),

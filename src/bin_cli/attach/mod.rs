@@ -145,6 +145,17 @@ pub(super) fn main(args: Vec<String>) -> ExitCode {
     let (events, received) = crossbeam_channel::bounded::<Event>(64);
     let pending = Arc::new(Pending::default());
     spawn_reader(client, attach_id, Arc::clone(&pending), events.clone());
+    // The server's first word, before the terminal is touched: the session's first frame, or
+    // its refusal (no session is named so), said on the terminal as it is.
+    let first = match received.recv() {
+        Ok(Event::End(message, _)) => {
+            let message = message.replace("terminal_start", "termloom start");
+            say!("termloom: cannot attach to session {session}: {message}");
+            return ExitCode::FAILURE;
+        }
+        Ok(event) => event,
+        Err(_) => Event::End("the server closed the connection".to_owned(), true),
+    };
     spawn_keyboard(events.clone());
     spawn_signal_watcher(events);
     let stderr_elsewhere = stderr_elsewhere();
@@ -176,7 +187,7 @@ pub(super) fn main(args: Vec<String>) -> ExitCode {
     // Stopped (SIGTSTP) and not continued in the foreground yet: frames are kept, not drawn
     // (on the shell's screen, in its modes).
     let mut stopped = false;
-    let mut received = received.iter();
+    let mut received = std::iter::once(first).chain(received.iter());
     while !failed && let Some(event) = received.next() {
         match event {
             Event::Frame => {
