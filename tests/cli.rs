@@ -2064,6 +2064,23 @@ fn a_json_look_up_gives_its_lines() {
     assert_eq!(found["matches"], 1, "{found}");
 }
 
+/// The note on output cut by `--max-bytes` is a command line to run, naming the session as
+/// the command did: it said "call termloom read 1 --view=..." of a session named `p`.
+#[test]
+fn the_note_on_cut_output_is_a_command_line_naming_the_session_as_given() {
+    let server = PrivateServer::start();
+    server.ok(&["start", "--name", "p", "--wait-exit", "--", "seq", "1", "3000"]);
+    let socket = server.socket.display();
+    for (session, other) in [("p", " 1 "), ("1", " p ")] {
+        let said = server.ok(&["read", session, "--view", "scrollback", "--max-bytes", "300"]);
+        let note = said.lines().find(|line| line.starts_with("[...")).expect(&said);
+        let command =
+            format!("; to see them, run termloom read --socket {socket} {session} --view=");
+        assert!(note.contains(&command), "{note}");
+        assert!(!note.contains("call ") && !note.contains(other), "{note}");
+    }
+}
+
 /// A command line asking for `--json` gets its failure as JSON even when the command could
 /// not be told (a flag before it, an unknown command): one line on stdout, exit 2.
 #[test]
@@ -2207,7 +2224,8 @@ fn attach_to_no_such_session_leaves_the_terminal_alone() {
 }
 
 /// `exec` at a password prompt says, in the command line's words, how the person can type
-/// it (MCP's "no elicitation" is no advice on a command line), with the server's socket.
+/// it (MCP's "no elicitation" is no advice on a command line), with the server's socket and
+/// the session as the command named it.
 #[test]
 fn exec_at_a_password_prompt_says_how_the_person_types_it() {
     let server = PrivateServer::start();
@@ -2216,10 +2234,11 @@ fn exec_at_a_password_prompt_says_how_the_person_types_it() {
     assert_code(&output, 3);
     let said = stdout(&output);
     let socket = server.socket.display();
-    let attach = format!("`termloom attach --socket {socket} 1 --takeover` (Ctrl-] hands it back)");
+    let attach =
+        format!("`termloom attach --socket {socket} sh --takeover` (Ctrl-] hands it back)");
     assert!(said.contains(&attach), "{said}");
     assert!(!said.contains("elicitation") && !said.contains("--client"), "{said}");
-    assert!(said.contains(&format!("termloom send --socket {socket} 1 --keys=")), "{said}");
+    assert!(said.contains(&format!("termloom send --socket {socket} sh --keys=")), "{said}");
 }
 
 /// A start whose program is not found uses up no session id: the next start gets it, and

@@ -381,7 +381,7 @@ fn help_flags_and_advice_speak_the_command_lines_language() {
     let output = server.cli(&["exec", "sh", "seq 1 3000", "--max-bytes=300"]);
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(
-        stdout.contains(&format!("termloom read {} 1 --view=", server.reach()))
+        stdout.contains(&format!("termloom read {} sh --view=", server.reach()))
             && stdout.contains("--max-bytes="),
         "{stdout}"
     );
@@ -398,8 +398,8 @@ fn help_flags_and_advice_speak_the_command_lines_language() {
     assert_eq!(running.status.code(), Some(124), "{}", describe(&running));
     let note = String::from_utf8_lossy(&running.stdout);
     let reach = server.reach();
-    assert!(note.contains(&format!("termloom send {reach} 1 --keys=\"<C-c>\"")), "{note}");
-    assert!(note.contains(&format!("termloom read {reach} 1 (--wait-prompt")), "{note}");
+    assert!(note.contains(&format!("termloom send {reach} sh --keys=\"<C-c>\"")), "{note}");
+    assert!(note.contains(&format!("termloom read {reach} sh (--wait-prompt")), "{note}");
     server.ok(&["send", "sh", "--keys=<C-c>"]);
     server.ok(&["read", "sh", "--wait-prompt", "--timeout", "20000"]);
 }
@@ -1639,7 +1639,7 @@ fn notes_name_the_session_and_stand_on_lines_of_their_own() {
     let server = TestServer::start(&[]);
     server.ok(&["start", "--name", "long", "--", "sh", "-c", "seq 1 3000; exec cat"]);
     let read = server.ok(&["read", "long", "--client", "fresh", "--max-bytes", "300"]);
-    let advice = format!("call termloom read {} --client fresh 1 --view=", server.reach());
+    let advice = format!("run termloom read {} --client fresh long --view=", server.reach());
     assert!(read.contains(&advice), "{read}");
     // Following the advice shows everything: its --max-bytes allows for JSON's escapes.
     let enough = read.split("--max-bytes=").nth(1).unwrap();
@@ -2670,9 +2670,12 @@ fn output_too_large_for_one_read_is_read_by_lines() {
     let program = "head -c 1600000 /dev/zero | tr '\\0' x | fold -w 200; echo END; read x";
     let started =
         server.ok(&["start", "--name", "big", "--wait-text", "END", "--", "sh", "-c", program]);
-    for shown in [started, server.ok(&["read", "big", "--view", "scrollback"])] {
+    // (A start names the session by its id, a read as it was given.)
+    for (shown, session) in
+        [(started, "1"), (server.ok(&["read", "big", "--view", "scrollback"]), "big")]
+    {
         assert!(!shown.contains("--max-bytes=1048576]"), "{shown}");
-        let advice = format!("termloom read {} 1 --lines=\"0-\"", server.reach());
+        let advice = format!("termloom read {} {session} --lines=\"0-\"", server.reach());
         assert!(shown.contains(&advice) && shown.contains("--search="), "{shown}");
     }
     let first = server.ok(&["read", "big", "--lines=0-", "--max-bytes=4000"]);

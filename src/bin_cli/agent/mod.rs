@@ -282,6 +282,8 @@ fn report(command: &CommandDef, request: &Request, result: &ToolResult) -> ExitC
     let printed = if request.json {
         print_out(&format!("{structured}\n"))
     } else {
+        // The session as the command was given it (a name stays a name), else the result's.
+        let named = id.or(structured.get("session_id"));
         let id = structured.get("session_id").or(id);
         let pieces = own_and_programs(&result.text, &structured);
         let mut text: String = pieces
@@ -290,13 +292,13 @@ fn report(command: &CommandDef, request: &Request, result: &ToolResult) -> ExitC
                 if programs {
                     return piece.to_owned();
                 }
-                let own = in_command_terms(command, piece, id);
+                let own = in_command_terms(command, &as_named(piece, id, named), named);
                 // A resize's text is all termloom's own; elsewhere only whole lines in
                 // brackets are notes.
                 let own = if command.name == "resize" {
-                    in_cli_terms(&own, given(id).as_deref())
+                    in_cli_terms(&own, given(named).as_deref())
                 } else {
-                    notes_in_cli_terms(&own, given(id).as_deref())
+                    notes_in_cli_terms(&own, given(named).as_deref())
                 };
                 with_reach(&own, &request.reach)
             })
@@ -463,7 +465,7 @@ mod tests {
                 "[... 7078 earlier bytes left out; to see them, call terminal_read with session_id=5 view=\"scrollback\" max_bytes=9000]",
                 Some("ed"),
             ),
-            "[... 7078 earlier bytes left out; to see them, call termloom read 5 --view=\"scrollback\" --max-bytes=9000]"
+            "[... 7078 earlier bytes left out; to see them, run termloom read 5 --view=\"scrollback\" --max-bytes=9000]"
         );
         assert_eq!(
             in_cli_terms("follow it with terminal_read (prompt=true, timeout_ms=...)", None),
@@ -627,7 +629,7 @@ mod tests {
         let text = "[cat running]\nmax_bytes=5 from the program\n[note: call terminal_read]\n";
         assert_eq!(
             notes_in_cli_terms(text, None),
-            "[cat running]\nmax_bytes=5 from the program\n[note: call termloom read]\n"
+            "[cat running]\nmax_bytes=5 from the program\n[note: run termloom read]\n"
         );
     }
 }

@@ -37,6 +37,8 @@ pub(super) fn in_cli_terms(message: &str, session: Option<&str>) -> String {
             &format!("termloom {} ", preferred.name),
         );
     }
+    // A command line to run, not a tool to call.
+    text = replace_word(&text, "call termloom ", "run termloom ");
     text = replace_word(&text, "session_id=", "ID ");
     for flag in COMMANDS.iter().flat_map(|c| c.flags.iter().copied().flatten()) {
         text = replace_word(&text, &format!("`{}`", flag.arg), &format!("`{}`", flag.name));
@@ -123,6 +125,17 @@ pub(super) fn given(id: Option<&Value>) -> Option<String> {
         Value::String(name) => name.clone(),
         other => other.to_string(),
     })
+}
+
+/// `text` with the session's `id` in advice (`session_id=2`) as the command was given it,
+/// `named` (`session_id=ed`): the agent that named the session runs the advice as it is.
+pub(super) fn as_named(text: &str, id: Option<&Value>, named: Option<&Value>) -> String {
+    match (given(id), given(named)) {
+        (Some(id), Some(named)) if id != named => {
+            replace_word(text, &format!("session_id={id}"), &format!("session_id={named}"))
+        }
+        _ => text.to_owned(),
+    }
 }
 
 /// The parts of a result's text that only this command can put in its terms: its own name
