@@ -2064,6 +2064,18 @@ fn a_json_look_up_gives_its_lines() {
     assert_eq!(found["matches"], 1, "{found}");
 }
 
+/// `read --lines N` past the end says "line N", as it was asked: it said "lines 7-7".
+#[test]
+fn a_single_line_past_the_end_is_said_as_one_line() {
+    let server = PrivateServer::start();
+    server.ok(&["start", "--name", "p", "--wait-exit", "--", "printf", r"zero\none\n"]);
+    let output = server.cli(&["read", "p", "--lines", "7"]);
+    assert_code(&output, 1);
+    let said = stderr(&output);
+    assert!(said.contains("line 7: the transcript holds lines 0-"), "{said}");
+    assert!(!said.contains("7-7"), "{said}");
+}
+
 /// The note on output cut by `--max-bytes` is a command line to run, naming the session as
 /// the command did: it said "call termloom read 1 --view=..." of a session named `p`.
 #[test]

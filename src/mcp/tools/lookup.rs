@@ -213,24 +213,27 @@ fn lines(
         )));
     }
     let found = session.transcript_lines(from..to.saturating_add(1), max)?;
+    // The lines asked for, as a message repeats them: `line 7` for "7-7".
+    let asked = if from == to { format!("line {from}") } else { format!("lines {range}") };
     if found.lines.is_empty() {
         let why = match (found.first, found.end) {
             // (No line to ask within: the lines not settled yet are the screen's.)
             (_, 0) => {
                 return Err(ToolError::invalid_input(format!(
-                    "lines {range}: the transcript has no settled line yet; the screen shows what there is (view=\"screen\")"
+                    "{asked}: the transcript has no settled line yet; the screen shows what there is (view=\"screen\")"
                 )));
             }
             (first, end) if first >= end => {
                 "the transcript holds no line (those before were dropped by its bound)".to_owned()
             }
+            (0, 1) => "the transcript holds line 0".to_owned(),
             (0, end) => format!("the transcript holds lines 0-{}", end - 1),
             (first, end) => format!(
                 "the transcript holds lines {first}-{} (older ones were dropped by its bound)",
                 end - 1
             ),
         };
-        return Err(ToolError::invalid_input(format!("lines {range}: {why}; ask within them")));
+        return Err(ToolError::invalid_input(format!("{asked}: {why}; ask within them")));
     }
     let first = found.lines[0].0;
     let (rows, kept) = numbered(&found.lines, max, false);
