@@ -955,14 +955,14 @@ pub fn parse_key_script(script: &str) -> Result<Vec<ScriptItem>, KeyParseError> 
 /// brackets (`C-c`, `Enter`, `Up Up Enter`: tmux's `send-keys` notation), which
 /// [`parse_key_script`] takes for text and would type letter by letter: `<C-c>`,
 /// `<Up><Up><Enter>`. `None` for any other script. A word counts when it names a [`Key`] and
-/// is written as one (capitalised or with a modifier: `Enter`, `C-c`, `F5`), so that a
-/// lower-case word (`end`, `up`), a single character (`q`) and a script with any other word
-/// (`Escape :wq`) stay text. The command line's `--keys` and the MCP tools' `keys` refuse
+/// is written as one, capitalised (`Enter`, `F5`, `C-c` with tmux's capital modifier), so
+/// that a lower-case word (`end`, `up`, `a-b`, which the key names take for Alt-b), a single
+/// character (`q`) and a script with any other word (`Escape :wq`) stay text. The command line's `--keys` and the MCP tools' `keys` refuse
 /// such a script with it.
 pub fn bracketed_key_names(script: &str) -> Option<String> {
     let named = |word: &str| {
         word.chars().count() >= 2
-            && (word.contains('-') || word.starts_with(|c: char| c.is_ascii_uppercase()))
+            && word.starts_with(|c: char| c.is_ascii_uppercase())
             && word.parse::<Key>().is_ok()
     };
     let words: Vec<&str> = script.split_whitespace().collect();
@@ -1909,6 +1909,18 @@ mod tests {
         ];
         for (script, expected) in cases {
             assert_eq!(parse_key_script(script).unwrap(), expected, "{script:?}");
+        }
+    }
+
+    #[test]
+    fn bare_key_names_are_told_their_brackets() {
+        assert_eq!(bracketed_key_names("C-c").as_deref(), Some("<C-c>"));
+        assert_eq!(bracketed_key_names("Up Up Enter").as_deref(), Some("<Up><Up><Enter>"));
+        // Lower-case words, which key names also take (`a-b` is Alt-b), and other text stay
+        // text: a review found `a-z A-Z` refused.
+        assert!("a-b".parse::<Key>().is_ok());
+        for text in ["a-b", "a-z A-Z", "end", "q", "Escape :wq", ""] {
+            assert_eq!(bracketed_key_names(text), None, "{text:?}");
         }
     }
 
