@@ -435,8 +435,9 @@ fn modify_other_keys_sends_modified_keys_as_xterm_does() {
 }
 
 /// A modifyOtherKeys level left set by a program that ended without resetting it is not used
-/// while the terminal reads lines or takes signal characters: Ctrl-C went as `CSI 27;5;99~`
-/// and interrupted nothing.
+/// once the program's group is no longer in front, nor while the terminal reads lines, nor
+/// above level 1 while it takes signal characters: Ctrl-C went as `CSI 27;5;99~` and
+/// interrupted nothing.
 #[test]
 fn a_modify_other_keys_level_left_behind_does_not_stop_ctrl_c() {
     if !require("bash") || !require("sleep") {
@@ -455,6 +456,38 @@ fn a_modify_other_keys_level_left_behind_does_not_stop_ctrl_c() {
     bash.submit("echo after-$?").unwrap();
     expect(&bash, Until::screen_contains("after-130"));
     bash.close().unwrap();
+}
+
+/// A modifyOtherKeys level belongs to the program that set it: one left by a program killed
+/// with SIGKILL (levels 1 and 2) does not reach bash's readline after it, which reads keys
+/// with `ICANON` off and `ISIG` on, like emacs. `C-,` came as `CSI 27;5;44~` and `C-Enter` as
+/// `CSI 27;5;13~`, typed into the line, which it did not submit.
+#[test]
+fn a_modify_other_keys_level_left_by_a_killed_program_does_not_reach_readline() {
+    if !require("bash") || !require("sh") {
+        return;
+    }
+    let engine = engine();
+    for level in [1, 2] {
+        let bash = engine
+            .spawn(SpawnSpec::new("bash").args(["--norc", "--noprofile"]).env("PS1", "prompt$ "))
+            .unwrap();
+        expect(&bash, Until::screen_contains("prompt$"));
+        // The job sets the level, says so, and kills itself once a line is typed.
+        bash.submit(&format!(
+            "sh -c 'printf \"\\033[>4;{level}m\"; echo level-$((0 + {level})); read x; kill -9 $$'"
+        ))
+        .unwrap();
+        expect(&bash, Until::screen_contains(format!("level-{level}")));
+        assert_eq!(bash.screen().unwrap().modes.modify_other_keys, level);
+        bash.send_keys("<Enter>").unwrap();
+        expect(&bash, Until::screen_contains("Killed"));
+        expect(&bash, Until::input_wait());
+        assert_eq!(bash.screen().unwrap().modes.modify_other_keys, level);
+        bash.send_keys("echo x$((1 + 1))<Space>b<C-,>c<C-Enter>").unwrap();
+        expect(&bash, Until::screen_contains("x2 b,c"));
+        bash.close().unwrap();
+    }
 }
 
 /// vim 9 (`--clean`) sets modifyOtherKeys level 2: an Alt mapping fires (`<M-x>` was `ESC x`,

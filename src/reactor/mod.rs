@@ -291,6 +291,14 @@ struct Slot {
     /// A person holds the session's keyboard (`termloom attach --takeover`): a wait that
     /// types nothing waits for what they type (see `Waiter::asked_from`).
     held_by_person: bool,
+    /// The terminal's foreground process group when output last set xterm's modifyOtherKeys
+    /// level (read then, once per turn that set one): the level is the group's, and keys go
+    /// under it only while that group is still in front (see `requests::key_modes_of`), so a
+    /// level left by a program that died (killed by SIGKILL) does not reach the shell after
+    /// it. `None` when the level is 0 or the group could not be read.
+    modify_other_keys_group: Option<i32>,
+    /// `Terminal::modify_other_keys_sets` when `modify_other_keys_group` was last read.
+    modify_other_keys_sets: u32,
     pid: i32,
     /// The program's start time (`starttime` of `/proc/PID/stat`), read as it was taken in:
     /// tells its pid, its session's id, from the same number given to another process.
@@ -515,6 +523,21 @@ fn hosted_password(
 }
 
 impl Slot {
+    /// Reads the terminal's foreground group into `modify_other_keys_group` when output fed
+    /// since the last call set xterm's modifyOtherKeys level: the group of the program that
+    /// set it, which was in front as its output was read. No system call otherwise.
+    fn note_modify_other_keys_group(&mut self) {
+        let sets = self.terminal.modify_other_keys_sets();
+        if sets == self.modify_other_keys_sets {
+            return;
+        }
+        self.modify_other_keys_sets = sets;
+        self.modify_other_keys_group = match self.terminal.modes().modify_other_keys {
+            0 => None,
+            _ => self.master.as_ref().and_then(|m| crate::os::pty::foreground_group(m.as_fd())),
+        };
+    }
+
     /// The last thing that could change what the program does: output, input or a resize.
     fn activity(&self) -> Instant {
         self.last_output.max(self.last_input).max(self.last_resize)

@@ -186,12 +186,23 @@ pub(super) fn typed_line_of(
 /// The modes keys typed into `slot` are encoded for: its terminal's, with xterm's
 /// modifyOtherKeys at the level the terminal (`terminal`, its termios; none when they cannot
 /// be read) lets through (see
-/// [`modify_other_keys_under`](crate::os::pty::modify_other_keys_under)).
+/// [`modify_other_keys_under`](crate::os::pty::modify_other_keys_under)), and only while the
+/// foreground group that set the level is still in front (`Slot::modify_other_keys_group`):
+/// a level left by a program that died is not the shell's after it (bash's readline, like
+/// emacs, reads with `ICANON` off and `ISIG` on). The foreground group is read only when a
+/// level above 0 would be used.
 fn key_modes_of(slot: &Slot, terminal: Option<&rustix::termios::Termios>) -> KeyModes {
     let mut modes = KeyModes::from(&slot.terminal.modes());
     modes.modify_other_keys = terminal.map_or(0, |terminal| {
         crate::os::pty::modify_other_keys_under(terminal, modes.modify_other_keys)
     });
+    if modes.modify_other_keys > 0 {
+        let in_front =
+            slot.master.as_ref().and_then(|m| crate::os::pty::foreground_group(m.as_fd()));
+        if in_front.is_none() || in_front != slot.modify_other_keys_group {
+            modes.modify_other_keys = 0;
+        }
+    }
     modes
 }
 
@@ -311,6 +322,8 @@ impl Reactor {
                 unread_input: std::cell::Cell::new(None),
                 threads_at_input: std::cell::Cell::new(None),
                 held_by_person: false,
+                modify_other_keys_group: None,
+                modify_other_keys_sets: 0,
                 last_resize: now,
                 mouse_held: None,
                 child: None,

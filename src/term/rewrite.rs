@@ -103,6 +103,10 @@ pub(crate) struct Rules {
     x10_mouse: bool,
     /// xterm's modifyOtherKeys level (`CSI > 4 ; level m`), which alacritty does not know.
     modify_other_keys: u8,
+    /// How many times a program set the modifyOtherKeys level (wrapping; a reset, `ESC c`,
+    /// keeps it): tells the reactor a level was set since it last looked, even one set again
+    /// to the same value by another program.
+    modify_other_keys_sets: u32,
     /// Sequences dropped because a bound was reached.
     pub dropped: u64,
 }
@@ -119,6 +123,7 @@ impl Rules {
             urxvt_mouse: false,
             x10_mouse: false,
             modify_other_keys: 0,
+            modify_other_keys_sets: 0,
             dropped: 0,
         }
     }
@@ -154,6 +159,12 @@ impl Rules {
         self.modify_other_keys
     }
 
+    /// How many times a program set the modifyOtherKeys level (wrapping): a change tells
+    /// that a level was set since.
+    pub(crate) fn modify_other_keys_sets(&self) -> u32 {
+        self.modify_other_keys_sets
+    }
+
     /// Ends the synchronized update (it expired).
     pub(crate) fn end_sync(&mut self) {
         self.sync_until = None;
@@ -164,7 +175,11 @@ impl Rules {
         let screen = usize::from(view.alternate);
         match sequence {
             Sequence::Esc(b'c') => {
-                *self = Rules { dropped: self.dropped, ..Rules::new(self.bounds) };
+                *self = Rules {
+                    dropped: self.dropped,
+                    modify_other_keys_sets: self.modify_other_keys_sets,
+                    ..Rules::new(self.bounds)
+                };
                 Decision::Keep
             }
             Sequence::Esc(b'7') => {
@@ -212,8 +227,9 @@ impl Rules {
                 self.modify_other_keys = 0;
             }
             (b'm', Some(4), Some(level @ 0..=2)) => self.modify_other_keys = level as u8,
-            _ => {}
+            _ => return,
         }
+        self.modify_other_keys_sets = self.modify_other_keys_sets.wrapping_add(1);
     }
 
     /// `CSI = flags ; how u` sets the flags of the top of the screen's keyboard-mode stack

@@ -406,6 +406,12 @@ impl Terminal {
         self.emulator.modes()
     }
 
+    /// How many times a program set xterm's modifyOtherKeys level (wrapping): a change
+    /// tells that a level was set since (see `Slot::modify_other_keys_group`).
+    pub(crate) fn modify_other_keys_sets(&self) -> u32 {
+        self.emulator.modify_other_keys_sets()
+    }
+
     /// The size in columns and rows.
     pub(crate) fn size(&self) -> (u16, u16) {
         self.emulator.size()

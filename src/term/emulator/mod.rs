@@ -969,6 +969,12 @@ impl Emulator {
         self.rules.end_sync();
     }
 
+    /// How many times a program set xterm's modifyOtherKeys level (wrapping): a change
+    /// tells that a level was set since.
+    pub(crate) fn modify_other_keys_sets(&self) -> u32 {
+        self.rules.modify_other_keys_sets()
+    }
+
     /// Sequences and OSC strings dropped because a bound was reached.
     pub(crate) fn dropped_sequences(&self) -> u64 {
         self.dropped_osc + self.rules.dropped

@@ -1640,6 +1640,25 @@ fn modify_other_keys_is_set_and_reset() {
     assert!(!emu.screen().to_string().contains("4;2"));
 }
 
+/// Each setting of the modifyOtherKeys level is counted, one to the same level too (a second
+/// emacs after one killed), and a reset (RIS) keeps the count: the reactor reads the
+/// foreground group, the level's owner, when the count moves.
+#[test]
+fn modify_other_keys_settings_are_counted() {
+    let mut emu = emulator(80, 24);
+    let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+    for (input, want) in [
+        ("\x1b[>4;1m", 1),
+        ("\x1b[>4;1m", 2),
+        ("\x1b[1m\x1b[>4;7m", 2),
+        ("\x1bc", 2),
+        ("\x1b[>4n", 3),
+    ] {
+        feed(&mut emu, &mut t, input.as_bytes());
+        assert_eq!(emu.modify_other_keys_sets(), want, "{input:?}");
+    }
+}
+
 #[test]
 fn keyboard_mode_pushes_past_the_bound_are_dropped_not_a_panic() {
     let mut emu = emulator(80, 24);
