@@ -535,6 +535,28 @@ fn emacs_reads_modified_keys_under_its_modify_other_keys_level() {
     expect(&emacs, Until::exit());
 }
 
+/// Under emacs's modifyOtherKeys level 1, Shift alone on a printable key is dropped, as
+/// xterm drops it below level 2: `S-Space` types a space (it went as `CSI 27;2;32~`, which
+/// emacs typed as `2~`).
+#[test]
+fn emacs_types_a_space_for_shift_space_under_modify_other_keys_level_1() {
+    if !require("emacs") {
+        return;
+    }
+    let engine = engine();
+    let emacs = engine
+        .spawn(SpawnSpec::new("emacs").args(["-nw", "-Q", "--no-splash"]).size(80, 20))
+        .unwrap();
+    expect(&emacs, Until::screen_contains("*scratch*"));
+    expect(&emacs, Until::input_wait());
+    assert_eq!(emacs.screen().unwrap().modes.modify_other_keys, 1);
+    emacs.send_keys("xa<S-Space>b<S-Space>cx").unwrap();
+    expect(&emacs, Until::screen_contains("xa b cx"));
+    // (*scratch* visits no file: emacs asks nothing.)
+    emacs.send_keys("<C-x><C-c>").unwrap();
+    expect(&emacs, Until::exit());
+}
+
 #[test]
 fn kitty_keyboard_set_mode_changes_the_stack_top_and_survives_a_screen_switch() {
     if !require("python3") {

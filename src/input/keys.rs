@@ -527,11 +527,13 @@ fn legacy_c0_key(code: KeyCode, mods: Modifiers) -> Option<Vec<u8>> {
 /// stands (any key at level 0, unmodified keys, functional keys, which have modified forms of
 /// their own, and Backspace). At level 1, as xterm's `ModifyOtherKeys` has it, only keys
 /// without Alt (Alt's `ESC` prefix stands): Enter and Tab with Ctrl or Shift (`C-Enter`,
-/// `S-Enter`, `C-Tab`; `S-Tab` and `C-S-Tab` stay `CSI Z`), `S-Space`, Ctrl on a character
-/// without a control byte (`C-.`), and Escape with Ctrl and Shift; characters with a control
-/// byte keep it (`C-a`, `C-S-a`). At level 2 every key with a modifier but Shift alone on a
-/// character other than Space (`S-a` stays `A`, where xterm sends `CSI 27;2;65~`; both read
-/// the same to a program that asked), and `S-Tab`: `C-a` is `CSI 27;5;97~`, `M-x`
+/// `S-Enter`, `C-Tab`; `S-Tab` and `C-S-Tab` stay `CSI Z`), Ctrl on a character without a
+/// control byte (`C-.`), and Escape with Ctrl and Shift; characters with a control byte keep
+/// it (`C-a`, `C-S-a`), and Shift alone on a printable character, Space included, is dropped
+/// (`S-Space` is a space, `S-a` is `A`: xterm's `allowedCharModifiers` drops it at levels 0
+/// and 1). At level 2 every key with a modifier but Shift alone on a character other than
+/// Space (`S-a` stays `A`, where xterm sends `CSI 27;2;65~`; both read the same to a program
+/// that asked; `S-Space` is `CSI 27;2;32~`), and `S-Tab`: `C-a` is `CSI 27;5;97~`, `M-x`
 /// `CSI 27;3;120~`, `M-Enter` `CSI 27;3;13~`. The code is the character sent, shifted when
 /// Shift is held (`C-S-a` is `CSI 27;6;65~`).
 fn modified_other_key(code: KeyCode, mods: Modifiers, level: u8) -> Option<Vec<u8>> {
@@ -552,7 +554,7 @@ fn modified_other_key(code: KeyCode, mods: Modifiers, level: u8) -> Option<Vec<u
             let modified = if mods.ctrl && xterm_ctrl_byte(c).is_some() {
                 level >= 2
             } else {
-                mods.ctrl || mods.alt || (c == ' ' && shift_only)
+                mods.ctrl || mods.alt || (c == ' ' && shift_only && level >= 2)
             };
             (sent, modified)
         }
@@ -1278,7 +1280,8 @@ mod tests {
             ("C-Tab", "\x1b[27;5;9~", "\x1b[27;5;9~"),
             ("S-Tab", "", ""),
             ("C-S-Tab", "", "\x1b[27;6;9~"),
-            ("S-Space", "\x1b[27;2;32~", "\x1b[27;2;32~"),
+            ("S-Space", "", "\x1b[27;2;32~"),
+            ("S-1", "", ""),
             ("C-.", "\x1b[27;5;46~", "\x1b[27;5;46~"),
             ("C-S-a", "", "\x1b[27;6;65~"),
             ("C-M-a", "", "\x1b[27;7;97~"),
