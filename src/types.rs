@@ -547,9 +547,11 @@ pub struct Modes {
     /// Kitty keyboard protocol flags the program enabled (0: legacy keys).
     pub kitty_keyboard: u8,
     /// xterm's modifyOtherKeys level the program set (`CSI > 4 ; 2 m`): 0 off; at 1 and 2
-    /// modified keys the legacy encoding cannot tell apart (`C-Enter`, `S-Space`, `C-Tab`)
-    /// are sent as `CSI 27 ; m ; code ~`, at 2 every modified character key too (`M-x`,
-    /// `C-a`).
+    /// modified keys the legacy encoding cannot tell apart (`C-Enter`, `C-Tab`, `C-,`) are
+    /// sent as `CSI 27 ; m ; code ~`, at 2 every modified character key too (`M-x`, `C-a`,
+    /// `S-Space`). Keys go under it only while the process group that set it is in front,
+    /// and as the terminal's modes let them (none in canonical input, at most level 1 while
+    /// the terminal takes signal characters).
     pub modify_other_keys: u8,
 }
 

@@ -114,11 +114,14 @@ pub(crate) fn line_editor_reads(master: BorrowedFd<'_>) -> bool {
 /// program as it comes, signal characters included (`ICANON` and `ISIG` off: vim's raw mode).
 /// At most 1 while it hands keys over one by one but acts on signal characters (`ICANON` off,
 /// `ISIG` on: emacs's mode, which asks for level 1 and makes `C-g` its interrupt character):
-/// level 1 changes no key that has a control byte, so every signal character still goes as
-/// its byte, and keys the legacy forms cannot tell apart keep their modifiers (`C-Enter`,
-/// `C-Tab`, `C-,` came to emacs as `\r`, `\t` and `,`); level 2 would send `C-c` as
-/// `CSI 27;5;99~`. 0 in canonical input, where the line discipline reads the keys: a level
-/// a dying program left set sent a shell's Ctrl-C so, and it interrupted nothing.
+/// at level 1 no signal character changes form (`C-c`, `C-\`, `C-z`, and whatever the
+/// terminal's `VINTR`, `VQUIT` and `VSUSP` are: Ctrl on a letter or another key with a
+/// control byte keeps its byte; Enter, Tab and Escape with modifiers do change, `C-Enter`
+/// being `CSI 27;5;13~`), while keys the legacy forms cannot tell apart keep their modifiers
+/// (`C-Enter`, `C-Tab`, `C-,` came to emacs as `\r`, `\t` and `,`); level 2 would send `C-c`
+/// as `CSI 27;5;99~`. 0 in canonical input, where the line discipline reads the keys: a level
+/// a dying program left set sent a shell's Ctrl-C so, and it interrupted nothing. (Whose
+/// level it is, the reactor checks apart: see `Slot::modify_other_keys_group`.)
 pub(crate) fn modify_other_keys_under(modes: &termios::Termios, level: u8) -> u8 {
     use rustix::termios::LocalModes;
     if modes.local_modes.contains(LocalModes::ICANON) {
