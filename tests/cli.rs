@@ -627,7 +627,12 @@ fn help_explains_every_step_and_option_with_examples() {
         for name in STEPS.iter().chain(OPTIONS) {
             let listed = help.lines().any(|line| {
                 let line = line.trim_start();
-                line.starts_with(&format!("{name} ")) || line.starts_with(&format!("-h, {name}"))
+                // Or after its alias: `-h, --help`, `--command, --shell LINE`.
+                let named = line.split_once(", ");
+                let named =
+                    named.filter(|(alias, _)| alias.starts_with('-') && !alias.contains(' '));
+                let line = named.map_or(line, |(_, name)| name);
+                line.starts_with(&format!("{name} ")) || line == *name
             });
             assert!(listed, "{args:?}: {name} is not explained");
         }
