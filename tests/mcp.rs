@@ -5225,6 +5225,8 @@ fn transcript_lines_search_and_find() {
     let lines = text(&client.call("terminal_read", json!({"session_id": id, "lines": "10-12"})));
     assert!(lines.contains("10│line 10\n11│line 11\n12│line 12"), "{lines}");
     assert!(lines.contains("transcript lines 10-12 (it holds 0-"), "{lines}");
+    let one = text(&client.call("terminal_read", json!({"session_id": id, "lines": "11"})));
+    assert!(one.ends_with("\n11│line 11"), "{one}");
     let search = text(
         &client.call("terminal_read", json!({"session_id": id, "search": "^line 4[2-4]$|error"})),
     );

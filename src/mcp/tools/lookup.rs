@@ -186,7 +186,7 @@ fn row_json_len(row: &str) -> usize {
     super::budget::json_len(row) + 2
 }
 
-/// `lines="A-B"` (or `"A-"`, to the end); the rows in the structured result too when
+/// `lines="A-B"` (or `"A-"`, to the end, or `"A"`, that line alone); the rows in the structured result too when
 /// `rows_structured`.
 fn lines(
     session: &Session,
@@ -196,11 +196,12 @@ fn lines(
 ) -> Result<(String, serde_json::Value), ToolError> {
     let bad = || {
         ToolError::invalid_input(format!(
-            "lines must be \"FIRST-LAST\" (line numbers, as shown by search or scrollback) or \"FIRST-\" to the end, e.g. \"120-160\"; got {}",
+            "lines must be \"FIRST-LAST\" (line numbers, as shown by search or scrollback), \"FIRST-\" to the end or one line's \"N\", e.g. \"120-160\"; got {}",
             super::args::quoted(range)
         ))
     };
-    let (from, to) = range.split_once('-').ok_or_else(bad)?;
+    // One line by its number (`"7"`) is the range of that line alone.
+    let (from, to) = range.split_once('-').unwrap_or((range, range));
     let from: u64 = from.trim().parse().map_err(|_| bad())?;
     let to: u64 = match to.trim() {
         // To the end (a line past the last there can be).
