@@ -5,7 +5,7 @@
 //! and it exits 1. The requests kept for that are bounded ([`MAX_PENDING`],
 //! [`MAX_PENDING_BYTES`]), the oldest forgotten first.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::io::{BufRead, Read, Write};
 use std::net::Shutdown;
 use std::os::unix::net::UnixStream;
@@ -171,6 +171,21 @@ struct Book {
     /// The requests and lines noted so far.
     noted: u64,
     lines: u64,
+    /// The host's lines the server may still answer whole, oldest first, at most
+    /// [`MAX_PENDING`]: every line, requests or not (a line of notifications alone, or of
+    /// too many values, is refused whole too), until an answer shows the server took it.
+    open_lines: VecDeque<Line>,
+}
+
+/// A line of the host's: which it was, how long (as the server counts it, without a `\r`
+/// before the newline), and how many messages that batch holds, when it is one.
+#[derive(Clone, Copy)]
+struct Line {
+    line: u64,
+    length: u64,
+    batch: Option<u64>,
+    /// It holds more values than a message may ([`termloom::mcp::too_many_values`]).
+    too_many_values: bool,
 }
 
 /// A request of the host's not answered yet, and the line it came in.
@@ -179,15 +194,20 @@ struct Request {
     id: String,
     /// When it was noted (its place in [`Book::order`]).
     at: u64,
-    /// Its line: which it was, how long (as the server counts it, without a `\r` before the
-    /// newline), and how many messages that batch holds, when it is one.
+    /// Which line it came in.
     line: u64,
-    length: u64,
-    batch: Option<u64>,
 }
 
 impl Book {
-    fn note(&mut self, key: String, id: String, line: (u64, u64, Option<u64>)) {
+    /// Notes a line of the host's the server may answer whole.
+    fn open_line(&mut self, line: Line) {
+        if self.open_lines.len() == MAX_PENDING {
+            self.open_lines.pop_front();
+        }
+        self.open_lines.push_back(line);
+    }
+
+    fn note(&mut self, key: String, id: String, line: u64) {
         self.forget(&key);
         let bytes = key.len() + id.len();
         if bytes > MAX_PENDING_BYTES {
@@ -195,9 +215,8 @@ impl Book {
         }
         self.noted += 1;
         let at = self.noted;
-        let (line, length, batch) = line;
         self.order.insert(at, key.clone());
-        self.requests.insert(key, Request { id, at, line, length, batch });
+        self.requests.insert(key, Request { id, at, line });
         self.bytes += bytes;
         while self.requests.len() > MAX_PENDING || self.bytes > MAX_PENDING_BYTES {
             let Some((_, oldest)) = self.order.pop_first() else { break };
@@ -205,25 +224,39 @@ impl Book {
         }
     }
 
-    fn forget(&mut self, key: &str) {
-        if let Some(request) = self.requests.remove(key) {
-            self.order.remove(&request.at);
-            self.bytes -= key.len() + request.id.len();
+    /// Forgets a request; returns the line it came in.
+    fn forget(&mut self, key: &str) -> Option<u64> {
+        let request = self.requests.remove(key)?;
+        self.order.remove(&request.at);
+        self.bytes -= key.len() + request.id.len();
+        Some(request.line)
+    }
+
+    /// Takes an answer to a request of line `line` as the sign that the server took that
+    /// line and every one before it: it answers a line whole as it reads it, before it runs
+    /// anything of a later one.
+    fn took_lines_to(&mut self, line: u64) {
+        while self.open_lines.front().is_some_and(|open| open.line <= line) {
+            self.open_lines.pop_front();
         }
     }
 
-    /// Forgets the requests of the oldest line that `answered` says one answer of the
-    /// server's was for.
-    fn forget_line(&mut self, answered: impl Fn(&Request) -> bool) {
-        let line = self.order.values().map(|key| &self.requests[key]).find(|r| answered(r));
-        let Some(line) = line.map(|request| request.line) else { return };
+    /// Forgets the requests of the oldest open line `answered` says an answer of the
+    /// server's to a whole line was for; the open lines before it were taken (the server
+    /// answers lines whole in their order).
+    fn forget_line(&mut self, answered: impl Fn(&Line) -> bool) {
+        let Some(at) = self.open_lines.iter().position(answered) else { return };
+        let line = self.open_lines[at].line;
+        self.open_lines.drain(..=at);
         let keys: Vec<String> = self
             .requests
             .iter()
             .filter(|(_, request)| request.line == line)
             .map(|(key, _)| key.clone())
             .collect();
-        keys.iter().for_each(|key| self.forget(key));
+        keys.iter().for_each(|key| {
+            self.forget(key);
+        });
     }
 }
 
@@ -235,16 +268,21 @@ impl Pending {
     /// Notes the requests of a line of the host's (one message or a batch), and forgets those
     /// a `notifications/cancelled` in it cancels (a cancelled request is not answered).
     fn requested(&self, line: &[u8]) {
+        let length = line.strip_suffix(b"\r").unwrap_or(line).len() as u64;
         // Refused whole by the server, and not parsed here either: a 30 MB batch of small
         // requests took the proxy to 489 MB.
         if termloom::mcp::too_many_values(line) {
+            let mut book = self.lock();
+            book.lines += 1;
+            let line = book.lines;
+            book.open_line(Line { line, length, batch: None, too_many_values: true });
             return;
         }
         let (batch, messages) = messages(line);
         let mut book = self.lock();
         book.lines += 1;
-        let length = line.strip_suffix(b"\r").unwrap_or(line).len() as u64;
-        let seen = (book.lines, length, batch);
+        let seen = book.lines;
+        book.open_line(Line { line: seen, length, batch, too_many_values: false });
         for message in messages {
             match (message.get("method"), message.get("id").and_then(|id| key(id))) {
                 (Some(_), Some(key)) => book.note(key, message["id"].get().to_owned(), seen),
@@ -266,9 +304,11 @@ impl Pending {
 
     /// Forgets the requests a line of the server's answers (one message or a batch's array).
     /// An error that answers a whole line, its requests' ids perhaps unread, names it by
-    /// what its `data` says: the line's `length` (one too long or holding too many values),
-    /// or how many messages a `batch` the server refused held (which it does only before it
-    /// takes any, so the oldest such batch is the one).
+    /// what its `data` says: the line's `length` (one too long, or, with `maxValues`,
+    /// holding too many values), or how many messages a `batch` the server refused held.
+    /// The server answers a line whole as it reads it, so such an error is for the oldest
+    /// open line ([`Book::open_lines`]: requests or not) that fits it, and an answer to a
+    /// request closes its line and those before it.
     fn answered(&self, line: &[u8]) {
         let (batch, messages) = messages(line);
         let answers: Vec<String> = messages
@@ -285,11 +325,16 @@ impl Pending {
         }
         let mut book = self.lock();
         for answer in answers {
-            book.forget(&answer);
+            if let Some(line) = book.forget(&answer) {
+                book.took_lines_to(line);
+            }
         }
         match whole {
-            Some(Whole::Length(length)) => book.forget_line(|r| r.length == length),
-            Some(Whole::Batch(items)) => book.forget_line(|r| r.batch == Some(items)),
+            Some(Whole::TooLong(length)) => book.forget_line(|open| open.length == length),
+            Some(Whole::TooManyValues(length)) => {
+                book.forget_line(|open| open.too_many_values && open.length == length)
+            }
+            Some(Whole::Batch(items)) => book.forget_line(|open| open.batch == Some(items)),
             None => {}
         }
     }
@@ -305,8 +350,11 @@ impl Pending {
 
 /// Which line of the host's an error of the server's answers whole.
 enum Whole {
-    /// The line this long.
-    Length(u64),
+    /// The line this long, too long for the server (and so every line as long).
+    TooLong(u64),
+    /// The line this long of more values than a message may hold (a line as long of fewer
+    /// is taken: a request waiting for its answer).
+    TooManyValues(u64),
     /// The batch of this many messages.
     Batch(u64),
 }
@@ -320,7 +368,8 @@ fn whole_line(message: &HashMap<String, &RawValue>) -> Option<Whole> {
     let number =
         |name: &str| data.get(name).and_then(|n| serde_json::from_str::<u64>(n.get()).ok());
     match (number("length"), number("batch")) {
-        (Some(length), _) => Some(Whole::Length(length)),
+        (Some(length), _) if data.contains_key("maxValues") => Some(Whole::TooManyValues(length)),
+        (Some(length), _) => Some(Whole::TooLong(length)),
         (None, Some(items)) => Some(Whole::Batch(items)),
         (None, None) => None,
     }
@@ -577,8 +626,9 @@ mod tests {
                 r#"{{"jsonrpc":"2.0","id":null,"error":{{"code":-32600,"message":"no","data":{data}}}}}"#
             )
         };
-        pending.answered(refused(r#"{"batch":3}"#).as_bytes());
+        // In the lines' order, as the server answers lines whole when it reads them.
         pending.answered(refused(r#"{"batch":2}"#).as_bytes());
+        pending.answered(refused(r#"{"batch":3}"#).as_bytes());
         pending.answered(refused(&format!(r#"{{"limit":10,"length":{}}}"#, mid.len())).as_bytes());
         // Not a whole line's answer.
         pending.answered(br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"no"}}"#);
@@ -587,6 +637,42 @@ mod tests {
         let ids: Vec<String> = (0..5000).map(|n| format!("r{n}")).collect();
         pending.requested(batch(&ids.iter().map(String::as_str).collect::<Vec<_>>()).as_bytes());
         assert!(pending.take().is_empty());
+    }
+
+    /// A line with no request of its own (notifications alone, or too many values to be
+    /// parsed) answered whole is that line, not an older one of the same length or batch
+    /// size whose requests wait for their answers: review vb found such requests forgotten,
+    /// never answered when the server then went away.
+    #[test]
+    fn a_line_answered_whole_is_never_a_taken_one() {
+        // A notification of too many values, and a call's line as long.
+        let zeros = vec!["0"; 16_400].join(",");
+        let heavy = format!(r#"{{"jsonrpc":"2.0","method":"x","params":[{zeros}]}}"#);
+        let (start, end) =
+            (r#"{"jsonrpc":"2.0","id":"the-call","method":"tools/call","p":""#, r#""}"#);
+        let pad = "x".repeat(heavy.len() - start.len() - end.len());
+        let padded = format!("{start}{pad}{end}");
+        assert_eq!(padded.len(), heavy.len());
+        let pending = Pending::default();
+        pending.requested(padded.as_bytes());
+        pending.requested(heavy.as_bytes());
+        let error = |data: String| {
+            format!(
+                r#"{{"jsonrpc":"2.0","id":null,"error":{{"code":-32600,"message":"no","data":{data}}}}}"#
+            )
+        };
+        let too_many = format!(r#"{{"maxValues":16384,"length":{}}}"#, heavy.len());
+        pending.answered(error(too_many).as_bytes());
+        assert_eq!(pending.take(), [r#""the-call""#]);
+        // A batch of notifications refused before an initialize, then a batch of requests.
+        let note = r#"{"jsonrpc":"2.0","method":"notifications/x"}"#;
+        pending.requested(format!("[{note},{note}]").as_bytes());
+        pending.requested(br#"{"jsonrpc":"2.0","id":0,"method":"initialize"}"#);
+        let ping = |id: &str| format!(r#"{{"jsonrpc":"2.0","id":"{id}","method":"ping"}}"#);
+        pending.requested(format!("[{},{}]", ping("a"), ping("b")).as_bytes());
+        pending.answered(error(r#"{"batch":2}"#.to_owned()).as_bytes());
+        pending.answered(br#"{"jsonrpc":"2.0","id":0,"result":{}}"#);
+        assert_eq!(pending.take(), [r#""a""#, r#""b""#]);
     }
 
     #[test]
