@@ -2065,6 +2065,40 @@ mod attach {
         assert_eq!(old_server.join().unwrap(), ["termloom/hello"], "nothing past the hello");
     }
 
+    /// A server that answers the hello and then says nothing of the session still leaves the
+    /// person the detach key: attach waits for its first word a second at most before it
+    /// takes the terminal (review vd: Ctrl-] showed `^]` and attach never ended).
+    #[test]
+    fn attach_to_a_silent_server_can_still_be_detached() {
+        let dir = private_dir();
+        let socket = dir.join("s");
+        let listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+        let silent = std::thread::spawn(move || {
+            let (stream, _) = listener.accept().unwrap();
+            let mut lines = BufReader::new(stream.try_clone().unwrap()).lines();
+            while let Some(Ok(line)) = lines.next() {
+                let request: Value = serde_json::from_str(&line).unwrap();
+                if request["method"] == "termloom/hello" {
+                    let answer = json!({"jsonrpc": "2.0", "id": request["id"],
+                        "result": {"protocol": 2, "server": "termloom 0.1", "pid": 1,
+                            "client": "connection-1"}});
+                    (&stream).write_all(format!("{answer}\n").as_bytes()).unwrap();
+                }
+            }
+        });
+        let person = TestSession::builder(TERMLOOM)
+            .args(["attach", "1", "--socket"])
+            .arg(&socket)
+            .size(100, 24)
+            .start();
+        // The view is up (the alternate screen, raw keys) once the first second has passed.
+        person.wait_for_screen("attach's view", |screen| screen.alternate);
+        person.session().send_bytes(DETACH).unwrap();
+        assert!(person.wait_for_exit().success());
+        drop(person);
+        silent.join().unwrap();
+    }
+
     /// A session taller than the person's terminal is shown where its cursor is: a shell's
     /// prompt at the bottom of the session is seen, not its top rows only.
     #[test]

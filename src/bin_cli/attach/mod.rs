@@ -26,6 +26,12 @@ use terminal::{KeyModes, View};
 /// Ctrl-], the key that detaches (and hands a session back).
 const DETACH: u8 = 0x1d;
 
+/// How long attach waits for the server's first word (the session's first frame, which a
+/// server sends at once, or its refusal) before it takes the terminal anyway: a refusal is
+/// said on the terminal as it is, but a server that says nothing must not leave the person
+/// without the detach key.
+const FIRST_WORD: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// The help of `termloom attach`.
 pub(super) const HELP: &str = "\
 Usage: termloom attach ID [--takeover] [--no-status] [-L NAME | --socket PATH]
@@ -147,14 +153,17 @@ pub(super) fn main(args: Vec<String>) -> ExitCode {
     spawn_reader(client, attach_id, Arc::clone(&pending), events.clone());
     // The server's first word, before the terminal is touched: the session's first frame, or
     // its refusal (no session is named so), said on the terminal as it is.
-    let first = match received.recv() {
+    let first = match received.recv_timeout(FIRST_WORD) {
         Ok(Event::End(message, _)) => {
             let message = message.replace("terminal_start", "termloom start");
             say!("termloom: cannot attach to session {session}: {message}");
             return ExitCode::FAILURE;
         }
-        Ok(event) => event,
-        Err(_) => Event::End("the server closed the connection".to_owned(), true),
+        Ok(event) => Some(event),
+        Err(crossbeam_channel::RecvTimeoutError::Timeout) => None,
+        Err(crossbeam_channel::RecvTimeoutError::Disconnected) => {
+            Some(Event::End("the server closed the connection".to_owned(), true))
+        }
     };
     spawn_keyboard(events.clone());
     spawn_signal_watcher(events);
@@ -187,7 +196,7 @@ pub(super) fn main(args: Vec<String>) -> ExitCode {
     // Stopped (SIGTSTP) and not continued in the foreground yet: frames are kept, not drawn
     // (on the shell's screen, in its modes).
     let mut stopped = false;
-    let mut received = std::iter::once(first).chain(received.iter());
+    let mut received = first.into_iter().chain(received.iter());
     while !failed && let Some(event) = received.next() {
         match event {
             Event::Frame => {
