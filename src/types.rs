@@ -549,8 +549,9 @@ pub struct Modes {
     /// xterm's modifyOtherKeys level the program set (`CSI > 4 ; 2 m`): 0 off; at 1 and 2
     /// modified keys the legacy encoding cannot tell apart (`C-Enter`, `C-Tab`, `C-,`) are
     /// sent as `CSI 27 ; m ; code ~`, at 2 every modified character key too (`M-x`, `C-a`,
-    /// `S-Space`). Keys go under it only while the process group that set it is in front,
-    /// and as the terminal's modes let them (none in canonical input, at most level 1 while
+    /// `S-Space`). Keys go under it only while the process group in front when termloom
+    /// read the output that set it is in front (a program that set it and exited before that
+    /// read may leave it to its shell), and as the terminal's modes let them (none in canonical input, at most level 1 while
     /// the terminal takes signal characters).
     pub modify_other_keys: u8,
 }
