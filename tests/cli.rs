@@ -2240,6 +2240,61 @@ fn attach_to_no_such_session_leaves_the_terminal_alone() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// `attach 99` says of an id what the other commands say: it said "there is no session 99"
+/// where `read 99` says "session 99 does not exist".
+#[test]
+fn attach_to_no_such_id_says_it_as_the_commands_do() {
+    let server = PrivateServer::start();
+    server.ok(&["start", "--name", "sh", "--", "sh"]);
+    let read = stderr(&server.cli(&["read", "99"]));
+    assert!(read.contains("session 99 does not exist"), "{read}");
+    let socket = server.socket.to_str().unwrap();
+    let attach = [TERMLOOM, "attach", "99", "--socket", socket];
+    let output = termloom(&[&["run", "--wait-exit", "--"][..], &attach].concat());
+    assert_code(&output, 1);
+    let said = stdout(&output);
+    assert!(said.contains("session 99 does not exist"), "{said:?}");
+    assert!(!said.contains("there is no session"), "{said:?}");
+}
+
+/// tmux's `-S PATH` before the command is given back as a command line that runs: it said
+/// `termloom attach s -S PATH`, which fails (no command takes `-S`).
+#[test]
+fn a_socket_flag_before_the_command_is_given_back_as_one_that_runs() {
+    let dir = tempdir();
+    let socket = dir.join("sock");
+    let output = termloom(&["-S", socket.to_str().unwrap(), "attach", "s"]);
+    assert_code(&output, 2);
+    let said = stderr(&output);
+    let advised =
+        said.split("flags follow it: termloom ").nth(1).and_then(|rest| rest.split(" (run").next());
+    let advised: Vec<&str> = advised.unwrap_or_else(|| panic!("{said}")).split(' ').collect();
+    let output = termloom(&advised);
+    let ran = stderr(&output);
+    assert!(!ran.contains("unexpected argument"), "{advised:?}: {ran}");
+    assert!(ran.contains("attach needs a terminal"), "{advised:?}: {ran}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A failure of a command given a session by name names it so, in its text and its advice:
+/// it said "the shell of session 1" of the session the command was given as `ed`.
+#[test]
+fn a_failure_names_the_session_as_given() {
+    if !require("bash") {
+        return;
+    }
+    let server = PrivateServer::start();
+    let bash = ["--env", "PS1=$ ", "--", "bash", "--norc", "--noprofile"];
+    server.ok(&[&["start", "--name", "ed", "--shell-integration"][..], &bash].concat());
+    let output = server.cli(&["exec", "ed", "sleep 60", "--timeout", "200"]);
+    assert_code(&output, 124);
+    let output = server.cli(&["exec", "ed", "echo more"]);
+    assert_code(&output, 1);
+    let said = stderr(&output);
+    assert!(said.contains("the shell of session ed is not at its prompt"), "{said}");
+    assert!(said.contains(" ed (--wait-prompt)"), "{said}");
+}
+
 /// `exec` at a password prompt says, in the command line's words, how the person can type
 /// it (MCP's "no elicitation" is no advice on a command line), with the server's socket and
 /// the session as the command named it.

@@ -6841,6 +6841,18 @@ fn lines_dropped_before_a_read_are_told_whatever_is_cut() {
     client.finish();
 }
 
+/// A transcript of one line says so, and to ask for it: it said "holds line 0; ask within
+/// them".
+#[test]
+fn a_transcript_of_one_line_is_said_as_one() {
+    let mut client = Client::initialized("2025-11-25");
+    let started = client.tool("terminal_start", json!({"argv": ["printf", "zero"], "exit": true}));
+    let id = started["session_id"].clone();
+    let message = client.tool_error("terminal_read", json!({"session_id": id, "lines": "7"}));
+    assert!(message.contains("line 7: the transcript holds line 0; ask for it"), "{message}");
+    client.finish();
+}
+
 /// A resize to the size a session has changes nothing: its screen is sent as unchanged, not
 /// again whole, as a terminal_read of view="screen" (asked for) would send it.
 #[test]

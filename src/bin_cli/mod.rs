@@ -124,7 +124,10 @@ fn flag_before_the_command(first: &str, given: &[String]) -> Option<String> {
     let at = given.iter().position(|word| command(word))?;
     let mut words = vec!["termloom"];
     words.extend(given[at..].iter().map(String::as_str));
-    words.extend(given[..at].iter().map(String::as_str));
+    // tmux's `-S PATH` is `--socket PATH`: no command takes `-S` after it.
+    words.extend(
+        given[..at].iter().map(|word| if word == "-S" { "--socket" } else { word.as_str() }),
+    );
     let quoted: Vec<String> = words.iter().map(|word| values::shell_quote(word)).collect();
     Some(quoted.join(" "))
 }

@@ -509,11 +509,11 @@ impl Hub {
                 "session_forgotten",
                 described(&crate::mcp::tools::ran_before(id, first)),
             )),
-            // Said as the tools say it of a name (`no session is named "ed"`).
+            // Said as the tools say it (`no session is named "ed"`, `session 99 does not exist`).
             None | Some((_, Err(crate::Error::UnknownSession(_)))) => {
                 let problem = match value {
                     Value::String(name) if id.is_none() => format!("no session is named {name:?}"),
-                    _ => format!("there is no session {value}"),
+                    _ => format!("session {value} does not exist"),
                 };
                 Err(refused("unknown_session", described(&problem)))
             }

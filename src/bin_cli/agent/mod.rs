@@ -267,7 +267,7 @@ fn in_our_terms(command: &CommandDef, text: &str, id: Option<&Value>) -> String 
 fn report(command: &CommandDef, request: &Request, result: &ToolResult) -> ExitCode {
     let id = request.arguments.get("session_id");
     if result.is_error {
-        let message = in_our_terms(command, &result.text, id);
+        let message = in_our_terms(command, &failure_as_named(&result.text, id), id);
         let message = with_reach(&message, &request.reach);
         let code = result.error_code.as_deref();
         return fail(request.json, FailureKind::Error, code, &message);
@@ -457,6 +457,22 @@ const KILL_TRIES: usize = 3;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A failure's advice names the session as the command was given it: it said
+    /// `termloom read 2 --wait-prompt` (and "session 2's shell") to a command given `ed`.
+    #[test]
+    fn a_failure_names_the_session_as_given() {
+        let drawing = "session 2's shell has begun its prompt but not drawn it yet: wait for the prompt with terminal_read session_id=2 prompt=true timeout_ms=..., then run the command";
+        let run = COMMANDS.iter().find(|c| c.name == "exec").unwrap();
+        assert_eq!(
+            in_our_terms(run, &failure_as_named(drawing, Some(&json!("ed"))), Some(&json!("ed"))),
+            "session ed's shell has begun its prompt but not drawn it yet: wait for the prompt with termloom read ed --wait-prompt --timeout=..., then run the command"
+        );
+        // Given by id, or naming another session too, the text stays as it is.
+        assert_eq!(failure_as_named(drawing, Some(&json!(2))), drawing);
+        let two = "the name \"ed\" is taken by session 3; close session 4 first";
+        assert_eq!(failure_as_named(two, Some(&json!("ed"))), two);
+    }
 
     #[test]
     fn advice_is_given_in_the_command_lines_terms() {

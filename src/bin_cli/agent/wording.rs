@@ -138,6 +138,30 @@ pub(super) fn as_named(text: &str, id: Option<&Value>, named: Option<&Value>) ->
     }
 }
 
+/// A failure's `text` with the session the command was given by name, `named`, in place of
+/// its id (`session_id=2`, `session 2's shell`), as [`as_named`] puts it in a result's: a
+/// failure carries no id, so the one it names is taken for the session's when it names no
+/// other.
+pub(super) fn failure_as_named(text: &str, named: Option<&Value>) -> String {
+    use std::sync::LazyLock;
+    static ID: LazyLock<regex::Regex> = LazyLock::new(|| {
+        regex::Regex::new(r"\bsession(?:_id=| )([0-9]+)\b").expect("a valid regex")
+    });
+    let Some(Value::String(name)) = named else {
+        return text.to_owned();
+    };
+    let ids: std::collections::BTreeSet<&str> =
+        ID.captures_iter(text).filter_map(|found| found.get(1)).map(|id| id.as_str()).collect();
+    match ids.into_iter().collect::<Vec<_>>()[..] {
+        [id] => replace_word(
+            &as_named(text, Some(&Value::from(id)), named),
+            &format!("session {id}"),
+            &format!("session {name}"),
+        ),
+        _ => text.to_owned(),
+    }
+}
+
 /// The parts of a result's text that only this command can put in its terms: its own name
 /// where the tool's stands (`termloom wait: ...`, not `termloom read: ...`), the session in
 /// advice that leaves it out, and the advice of the MCP tools that has no flag to map to.

@@ -217,24 +217,14 @@ fn lines(
     // The lines asked for, as a message repeats them: `line 7` for "7-7".
     let asked = if from == to { format!("line {from}") } else { format!("lines {range}") };
     if found.lines.is_empty() {
-        let why = match (found.first, found.end) {
-            // (No line to ask within: the lines not settled yet are the screen's.)
-            (_, 0) => {
-                return Err(ToolError::invalid_input(format!(
-                    "{asked}: the transcript has no settled line yet; the screen shows what there is (view=\"screen\")"
-                )));
-            }
-            (first, end) if first >= end => {
-                "the transcript holds no line (those before were dropped by its bound)".to_owned()
-            }
-            (0, 1) => "the transcript holds line 0".to_owned(),
-            (0, end) => format!("the transcript holds lines 0-{}", end - 1),
-            (first, end) => format!(
-                "the transcript holds lines {first}-{} (older ones were dropped by its bound)",
-                end - 1
-            ),
-        };
-        return Err(ToolError::invalid_input(format!("{asked}: {why}; ask within them")));
+        // (No line to ask within: the lines not settled yet are the screen's.)
+        if found.end == 0 {
+            return Err(ToolError::invalid_input(format!(
+                "{asked}: the transcript has no settled line yet; the screen shows what there is (view=\"screen\")"
+            )));
+        }
+        let why = transcript_holds(found.first, found.end);
+        return Err(ToolError::invalid_input(format!("{asked}: {why}")));
     }
     let first = found.lines[0].0;
     let (rows, kept) = numbered(&found.lines, max, false);
@@ -332,4 +322,34 @@ fn find(session: &Session, needle: &str) -> Result<(String, serde_json::Value), 
     };
     let places: Vec<[u16; 2]> = places.iter().map(|&(row, col)| [row, col]).collect();
     Ok((block, json!({"session_id": session.id().0, "found": places})))
+}
+
+/// What a transcript that holds lines `first..end` (`end` > 0) holds, and what to ask for:
+/// one line is `line 5`, asked for, not within.
+fn transcript_holds(first: u64, end: u64) -> String {
+    let (held, ask) = match end.saturating_sub(first) {
+        0 => return "the transcript holds no line (those before were dropped by its bound); ask within them".to_owned(),
+        1 => (format!("line {first}"), "ask for it"),
+        _ => (format!("lines {first}-{}", end - 1), "ask within them"),
+    };
+    let dropped = if first > 0 { " (older ones were dropped by its bound)" } else { "" };
+    format!("the transcript holds {held}{dropped}; {ask}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One line held is said as one, and asked for: it was "holds line 0; ask within them",
+    /// and "holds lines 5-5" when older ones were dropped.
+    #[test]
+    fn a_transcript_of_one_line_is_said_as_one() {
+        assert_eq!(transcript_holds(0, 1), "the transcript holds line 0; ask for it");
+        assert_eq!(
+            transcript_holds(5, 6),
+            "the transcript holds line 5 (older ones were dropped by its bound); ask for it"
+        );
+        assert_eq!(transcript_holds(0, 3), "the transcript holds lines 0-2; ask within them");
+        assert!(transcript_holds(6, 6).starts_with("the transcript holds no line"));
+    }
 }
