@@ -2173,7 +2173,8 @@ fn a_closed_sessions_name_names_it_until_taken() {
     assert!(again.starts_with("[closed · already closed"), "{again}");
     let typed = server.cli(&["send", "e", "--text", "x"]);
     assert_code(&typed, 1);
-    assert!(stderr(&typed).contains("session 1"), "{}", stderr(&typed));
+    // Named as the command was given it.
+    assert!(stderr(&typed).contains("session e is closed"), "{}", stderr(&typed));
     // A start takes the name: it names the new session.
     server.ok(&["start", "--name", "e", "--", "sh"]);
     let closed = json(&server.cli(&["close", "e", "--json"]));

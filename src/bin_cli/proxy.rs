@@ -147,6 +147,12 @@ fn relay_answers(
 /// it the oldest is forgotten (not answered by the proxy should the server go away).
 const MAX_PENDING: usize = 4096;
 
+/// Most lines of the host's kept open, the server not having shown it took them (32 bytes
+/// each, 2 MiB in all): a host that sends lines faster than it reads answers keeps them open
+/// (a line of notifications alone is never answered), and past this the oldest is forgotten
+/// (4,096 lost a refused batch's line behind 4,100 notifications: review ve).
+const MAX_OPEN_LINES: usize = 1 << 16;
+
 /// Most bytes of their ids (each kept as written and as told apart); an id of more than
 /// this alone is not kept.
 const MAX_PENDING_BYTES: usize = 1 << 20;
@@ -172,7 +178,7 @@ struct Book {
     noted: u64,
     lines: u64,
     /// The host's lines the server may still answer whole, oldest first, at most
-    /// [`MAX_PENDING`]: every line, requests or not (a line of notifications alone, or of
+    /// [`MAX_OPEN_LINES`]: every line, requests or not (a line of notifications alone, or of
     /// too many values, is refused whole too), until an answer shows the server took it.
     open_lines: VecDeque<Line>,
 }
@@ -201,7 +207,7 @@ struct Request {
 impl Book {
     /// Notes a line of the host's the server may answer whole.
     fn open_line(&mut self, line: Line) {
-        if self.open_lines.len() == MAX_PENDING {
+        if self.open_lines.len() == MAX_OPEN_LINES {
             self.open_lines.pop_front();
         }
         self.open_lines.push_back(line);
@@ -324,11 +330,9 @@ impl Pending {
             return;
         }
         let mut book = self.lock();
-        for answer in answers {
-            if let Some(line) = book.forget(&answer) {
-                book.took_lines_to(line);
-            }
-        }
+        // The whole line first: an error for a line too long whose id the server could read
+        // is that line's, and taken as an answer to its request first it closed that line,
+        // so the error fell to a later one as long, closing the lines between (review ve).
         match whole {
             Some(Whole::TooLong(length)) => book.forget_line(|open| open.length == length),
             Some(Whole::TooManyValues(length)) => {
@@ -336,6 +340,11 @@ impl Pending {
             }
             Some(Whole::Batch(items)) => book.forget_line(|open| open.batch == Some(items)),
             None => {}
+        }
+        for answer in answers {
+            if let Some(line) = book.forget(&answer) {
+                book.took_lines_to(line);
+            }
         }
     }
 
@@ -673,6 +682,51 @@ mod tests {
         pending.answered(error(r#"{"batch":2}"#.to_owned()).as_bytes());
         pending.answered(br#"{"jsonrpc":"2.0","id":0,"result":{}}"#);
         assert_eq!(pending.take(), [r#""a""#, r#""b""#]);
+    }
+
+    /// A line too long, answered whole under its own id (the server read it), is that line:
+    /// taken as its request's answer first, it closed the line, and the error fell to a later
+    /// line as long, closing a refused batch between them (review ve).
+    #[test]
+    fn a_line_answered_whole_under_its_id_closes_no_later_line() {
+        let pending = Pending::default();
+        let big = |id: &str| {
+            format!(r#"{{"jsonrpc":"2.0","id":"{id}","method":"ping","p":"{}"}}"#, "x".repeat(100))
+        };
+        let request = |id: &str, method: &str| {
+            format!(r#"{{"jsonrpc":"2.0","id":"{id}","method":"{method}"}}"#)
+        };
+        pending.requested(big("b1").as_bytes());
+        pending
+            .requested(format!("[{},{}]", request("a", "ping"), request("b", "ping")).as_bytes());
+        pending.requested(big("b2").as_bytes());
+        pending.requested(request("init", "initialize").as_bytes());
+        let calls = format!("[{},{}]", request("c", "tools/call"), request("d", "tools/call"));
+        pending.requested(calls.as_bytes());
+        let length = big("b1").len();
+        let too_long = |id: &str| {
+            format!(
+                r#"{{"jsonrpc":"2.0","id":"{id}","error":{{"code":-32600,"message":"no","data":{{"limit":10,"length":{length}}}}}}}"#
+            )
+        };
+        pending.answered(too_long("b1").as_bytes());
+        pending.answered(
+            br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"no","data":{"batch":2}}}"#,
+        );
+        pending.answered(too_long("b2").as_bytes());
+        pending.answered(br#"{"jsonrpc":"2.0","id":"init","result":{}}"#);
+        assert_eq!(pending.take(), [r#""c""#, r#""d""#]);
+        // A refused batch behind thousands of lines of notifications, which the server
+        // never answers: it is still open when its error comes (4,096 lines were kept).
+        pending
+            .requested(format!("[{},{}]", request("a", "ping"), request("b", "ping")).as_bytes());
+        for _ in 0..5_000 {
+            pending.requested(br#"{"jsonrpc":"2.0","method":"notifications/x"}"#);
+        }
+        pending.answered(
+            br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"no","data":{"batch":2}}}"#,
+        );
+        assert!(pending.take().is_empty());
     }
 
     #[test]

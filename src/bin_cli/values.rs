@@ -107,10 +107,11 @@ pub(super) fn single_line(message: &str) -> String {
 /// `sned` for `send`, `--cmd` for `--command`), leading dashes aside: the one name `word`
 /// abbreviates (its first letter and the rest in order, `cmd` in `command`), when exactly one
 /// longer name does (one letter off a short other name, `cwd`, is a worse guess than the name
-/// it shortens); else the nearest by edit distance (a transposed pair counting one edit),
-/// within one edit for a name of 3 or 4 characters and two for a longer one, and nearer than
-/// every other name. None when no name is that near, or two are equally near or abbreviated,
-/// or `word` has fewer than 3 characters.
+/// it shortens); else (none, or several: `--shel` shortens `--shell-integration` too) the
+/// nearest by edit distance (a transposed pair counting one edit), within one edit for a
+/// name of 3 or 4 characters and two for a longer one, and nearer than every other name.
+/// None when no name is that near, or two are equally near, or `word` has fewer than 3
+/// characters.
 pub(super) fn closest<'n>(word: &str, names: impl IntoIterator<Item = &'n str>) -> Option<&'n str> {
     let bare: Vec<char> = word.trim_start_matches('-').chars().collect();
     // Two letters or one are too few to tell a misspelling from another word (`-x`, `-L`).
@@ -122,10 +123,8 @@ pub(super) fn closest<'n>(word: &str, names: impl IntoIterator<Item = &'n str>) 
         let other: Vec<char> = name.trim_start_matches('-').chars().collect();
         other.len() > bare.len() && other.first() == bare.first() && abbreviates(&bare, &other)
     });
-    match (shortened.next(), shortened.next()) {
-        (Some(name), None) => return Some(name),
-        (Some(_), Some(_)) => return None,
-        _ => {}
+    if let (Some(name), None) = (shortened.next(), shortened.next()) {
+        return Some(name);
     }
     let most = if bare.len() <= 4 { 1 } else { 2 };
     let mut best: Option<(usize, &str)> = None;
@@ -266,7 +265,11 @@ mod tests {
         // A name shortened is that name, not a short one a letter away (`--cwd`).
         assert_eq!(closest("--cmd", ["--cwd", "--command", "--name"]), Some("--command"));
         assert_eq!(closest("--nam", flags), Some("--name"));
-        assert_eq!(closest("--wait", flags), None, "shortens two");
+        assert_eq!(closest("--wait", flags), None, "shortens two, near none");
+        // Shortening two, the nearer by edits (review ve: `--shel` was told nothing).
+        let shell = ["--shell", "--shell-integration", "--screen", "--screenshot"];
+        assert_eq!(closest("--shel", shell), Some("--shell"));
+        assert_eq!(closest("--scren", shell), Some("--screen"));
         // Too far, or as near to two names.
         assert_eq!(closest("--bogus", flags), None);
         assert_eq!(closest("--cw", ["--cwd", "--cx"]), None);

@@ -957,14 +957,16 @@ pub fn parse_key_script(script: &str) -> Result<Vec<ScriptItem>, KeyParseError> 
 /// brackets (`C-c`, `Enter`, `Up Up Enter`: tmux's `send-keys` notation), which
 /// [`parse_key_script`] takes for text and would type letter by letter: `<C-c>`,
 /// `<Up><Up><Enter>`. `None` for any other script. A word counts when it names a [`Key`] and
-/// is written as one, capitalised (`Enter`, `F5`, `C-c` with tmux's capital modifier), so
-/// that a lower-case word (`end`, `up`, `a-b`, which the key names take for Alt-b), a single
-/// character (`q`) and a script with any other word (`Escape :wq`) stay text. The command line's `--keys` and the MCP tools' `keys` refuse
+/// is written as one, capitalised (`Enter`, `F5`, `C-c`) or after one of tmux's modifiers in
+/// lower case (`c-c`, `m-x`, `s-tab`), so that another lower-case word (`end`, `up`, `a-b`,
+/// which the key names take for Alt-b), a single character (`q`) and a script with any other
+/// word (`Escape :wq`) stay text. The command line's `--keys` and the MCP tools' `keys` refuse
 /// such a script with it.
 pub fn bracketed_key_names(script: &str) -> Option<String> {
     let named = |word: &str| {
+        let tmux_modifier = ["c-", "m-", "s-"].iter().any(|m| word.starts_with(m));
         word.chars().count() >= 2
-            && word.starts_with(|c: char| c.is_ascii_uppercase())
+            && (word.starts_with(|c: char| c.is_ascii_uppercase()) || tmux_modifier)
             && word.parse::<Key>().is_ok()
     };
     let words: Vec<&str> = script.split_whitespace().collect();
@@ -1919,6 +1921,9 @@ mod tests {
     fn bare_key_names_are_told_their_brackets() {
         assert_eq!(bracketed_key_names("C-c").as_deref(), Some("<C-c>"));
         assert_eq!(bracketed_key_names("Up Up Enter").as_deref(), Some("<Up><Up><Enter>"));
+        // tmux takes its modifiers in lower case too.
+        assert_eq!(bracketed_key_names("c-c").as_deref(), Some("<c-c>"));
+        assert_eq!(bracketed_key_names("m-x").as_deref(), Some("<m-x>"));
         // Lower-case words, which key names also take (`a-b` is Alt-b), and other text stay
         // text: a review found `a-z A-Z` refused.
         assert!("a-b".parse::<Key>().is_ok());
