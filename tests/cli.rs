@@ -2275,6 +2275,9 @@ fn a_socket_flag_before_the_command_is_given_back_as_one_that_runs() {
     assert!(!ran.contains("unexpected argument"), "{advised:?}: {ran}");
     assert!(ran.contains("attach needs a terminal"), "{advised:?}: {ran}");
     std::fs::remove_dir_all(&dir).ok();
+    // `-S` as another flag's value is that value (review vf: it became `--socket`).
+    let value = stderr(&termloom(&["--text", "-S", "send", "g"]));
+    assert!(value.contains("termloom send g --text -S "), "{value}");
 }
 
 /// A failure of a command given a session by name names it so, in its text and its advice:

@@ -124,10 +124,13 @@ fn flag_before_the_command(first: &str, given: &[String]) -> Option<String> {
     let at = given.iter().position(|word| command(word))?;
     let mut words = vec!["termloom"];
     words.extend(given[at..].iter().map(String::as_str));
-    // tmux's `-S PATH` is `--socket PATH`: no command takes `-S` after it.
-    words.extend(
-        given[..at].iter().map(|word| if word == "-S" { "--socket" } else { word.as_str() }),
-    );
+    // tmux's `-S PATH` is `--socket PATH`: no command takes `-S` after it. Only in a flag's
+    // place: first, or after a value; after another flag it may be that flag's value
+    // (`--text -S`), taken as it is.
+    words.extend(given[..at].iter().enumerate().map(|(n, word)| {
+        let flags_place = n == 0 || !given[n - 1].starts_with('-');
+        if word == "-S" && flags_place { "--socket" } else { word.as_str() }
+    }));
     let quoted: Vec<String> = words.iter().map(|word| values::shell_quote(word)).collect();
     Some(quoted.join(" "))
 }

@@ -147,8 +147,8 @@ fn relay_answers(
 /// it the oldest is forgotten (not answered by the proxy should the server go away).
 const MAX_PENDING: usize = 4096;
 
-/// Most lines of the host's kept open, the server not having shown it took them (32 bytes
-/// each, 2 MiB in all): a host that sends lines faster than it reads answers keeps them open
+/// Most lines of the host's kept open, the server not having shown it took them (40 bytes
+/// each, 2.5 MiB in all): a host that sends lines faster than it reads answers keeps them open
 /// (a line of notifications alone is never answered), and past this the oldest is forgotten
 /// (4,096 lost a refused batch's line behind 4,100 notifications: review ve).
 const MAX_OPEN_LINES: usize = 1 << 16;
