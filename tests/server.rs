@@ -2309,7 +2309,11 @@ mod attach {
         };
         assert!(said.contains("what you typed was refused, and not typed"), "{said}");
         assert!(said.contains("write queue of session 1 is full"), "{said}");
-        assert_eq!(said.lines().count(), 1, "once for the run: {said}");
+        // Once for a run of refusals (about 390 reads of 1 KiB here, each refused), not once
+        // each: a short read taken between them (a fragment the terminal handed over alone,
+        // on a loaded machine: 5 lines in one CI run, the queue growing 514 to 537 bytes)
+        // starts a new run.
+        assert!(said.lines().count() <= 8, "once for a run: {said}");
         person.session().send_bytes(DETACH).unwrap();
         assert!(person.wait_for_exit().success());
     }
