@@ -426,8 +426,8 @@ pub(super) fn checked(flag: &str, kind: Kind, value: String) -> Result<Value, St
                 ))),
             }
         }
-        // One line by its number (`--lines 7`) is the range of that line alone.
-        Kind::Lines if value.parse::<u64>().is_ok() => Ok(json!(format!("{value}-{value}"))),
+        // One line by its number (`--lines 7`), which the tool takes as that line alone.
+        Kind::Lines if value.parse::<u64>().is_ok() => Ok(json!(value)),
         Kind::Lines => {
             let numbers = value.split_once('-').filter(|(first, last)| {
                 first.parse::<u64>().is_ok_and(|first| {
