@@ -143,9 +143,16 @@ pub fn decode_escapes(data: &[u8]) {
 }
 
 /// Parses a key script and encodes it for every combination of the input modes that change
-/// encodings.
+/// encodings; a script of bare key names is told a bracketed one
+/// ([`crate::bracketed_key_names`]) that must parse.
 pub fn key_script(data: &[u8]) {
     let Ok(text) = std::str::from_utf8(data) else { return };
+    if let Some(bracketed) = crate::input::keys::bracketed_key_names(text) {
+        assert!(
+            crate::input::keys::parse_key_script(&bracketed).is_ok(),
+            "{text:?} is told {bracketed:?}, which does not parse"
+        );
+    }
     let Ok(items) = crate::input::keys::parse_key_script(text) else { return };
     for app_cursor in [false, true] {
         for (kitty, modify_other_keys) in [(0u8, 0u8), (0, 1), (0, 2), (1, 0), (31, 0)] {

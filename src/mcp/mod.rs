@@ -56,8 +56,10 @@ use std::io::{self, BufRead, Write};
 
 use crate::Engine;
 
-/// Parses one message as the server does before dispatching it (for the fuzz targets).
+/// Parses one message as the server does before dispatching it, and counts its values as
+/// `termloom mcp --server` does any line of its host's, JSON or not (for the fuzz targets).
 pub(crate) fn parse_for_fuzzing(bytes: &[u8]) {
+    let _ = too_many_values(bytes);
     let _ = jsonrpc::parse(bytes);
 }
 
