@@ -973,7 +973,12 @@ pub fn bracketed_key_names(script: &str) -> Option<String> {
     if words.is_empty() || !words.iter().all(|word| named(word)) {
         return None;
     }
-    Some(words.iter().map(|word| format!("<{word}>")).collect())
+    // A `<` in brackets starts another name: the key is written `lt` there (`C-<`, `<C-lt>`).
+    let bracketed = |word: &&str| match word.strip_suffix('<') {
+        Some(modifiers) => format!("<{modifiers}lt>"),
+        None => format!("<{word}>"),
+    };
+    Some(words.iter().map(bracketed).collect())
 }
 
 /// Finds the key name after a `<`. Returns the name and the number of bytes
@@ -1924,6 +1929,11 @@ mod tests {
         // tmux takes its modifiers in lower case too.
         assert_eq!(bracketed_key_names("c-c").as_deref(), Some("<c-c>"));
         assert_eq!(bracketed_key_names("m-x").as_deref(), Some("<m-x>"));
+        // Told a script that parses (fuzzing found `C-<` told `<C-<>`).
+        for (bare, bracketed) in [("C-<", "<C-lt>"), ("C->", "<C->>"), ("M-<", "<M-lt>")] {
+            assert_eq!(bracketed_key_names(bare).as_deref(), Some(bracketed), "{bare}");
+            assert!(parse_key_script(bracketed).is_ok(), "{bracketed}");
+        }
         // Lower-case words, which key names also take (`a-b` is Alt-b), and other text stay
         // text: a review found `a-z A-Z` refused.
         assert!("a-b".parse::<Key>().is_ok());
