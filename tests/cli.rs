@@ -1410,6 +1410,49 @@ fn the_line_that_started_a_pager_is_not_printed_when_it_quits() {
     assert!(back.ends_with("]\n$ \n") && !back.contains("less"), "{back}");
 }
 
+/// `less -X` on lines wider than the screen (a `git log` at 80 columns) whose page ends in a
+/// row filled to its last column writes its prompt on the next row after a space and a
+/// backspace, so that row wraps into the prompt's: `q` (and `<Space>`, which writes the
+/// line's rest over the prompt) repeated that row's whole line, 80 bytes the caller had
+/// read, after `[from a line you saw, since redrawn]`, as if it had changed. A line editor's
+/// command line wrapped the same way is no prompt: deleting its end is still shown.
+#[test]
+fn a_pagers_prompt_after_a_full_row_is_no_line_redrawn() {
+    if !require("less") {
+        return;
+    }
+    let dir = tempdir();
+    let wide: String = (1..=20).map(|i| format!("line{i:02} ").repeat(14) + "xx\n").collect();
+    std::fs::write(dir.join("wide.txt"), wide).unwrap();
+    let file = dir.join("wide.txt");
+    let file = file.to_str().unwrap();
+    let server = PrivateServer::start();
+    let full_row = "line05 ".repeat(11) + "lin";
+    for (name, keys) in [("quit", "q"), ("page", " ")] {
+        let start = ["start", "--name", name, "--size", "80x10", "--", "less", "-X", file];
+        let page = server.ok(&start);
+        assert!(page.contains("less waiting for keys") && page.contains(&full_row), "{page}");
+        let after = server.ok(&["send", name, "--keys", keys]);
+        assert!(!after.contains("since redrawn") && !after.contains(&full_row), "{after}");
+        if keys == " " {
+            assert!(after.contains("line09 xx\n:"), "{after}");
+        }
+        server.ok(&["close", name]);
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+    // A line editor's command line wrapped after a full row is no prompt: deleting the part
+    // on the next row is an edit, shown.
+    if !require("bash") || !require("env") {
+        return;
+    }
+    let shell = ["--", "env", "PS1=$ ", "bash", "--norc", "--noprofile"];
+    server.ok(&[&["start", "--name", "sh", "--size", "30x10"][..], &shell[..]].concat());
+    let typed = format!("echo {}xyz", "a".repeat(23));
+    server.ok(&["send", "sh", "--text", &typed]);
+    let erased = server.ok(&["send", "sh", "--keys", "<BS><BS><BS>"]);
+    assert!(erased.contains("since redrawn]\n$ echo aaa"), "{erased}");
+}
+
 /// A look-up (`--lines`, `--search`, `--find`) after a wait exits as the wait ended, as a
 /// read without one does: 124 at its timeout, 3 when a question cut it short, 1 when the
 /// program exited first, the program's code for `--wait-exit`.

@@ -17,13 +17,22 @@ pub(crate) struct PagerPrompt {
     pub line: u64,
     /// Its text up to the cursor, trailing blanks trimmed.
     pub text: String,
+    /// The text of the rows above it that the terminal wrapped into its row, with which its
+    /// line starts: `less` writes its prompt after a row filled to its last column with a
+    /// space and a backspace, which wrap that row (empty when the prompt's row is a line of
+    /// its own).
+    pub above: String,
 }
 
 impl PagerPrompt {
     /// Whether `now`, what line [`PagerPrompt::line`] reads since it was redrawn, holds
     /// nothing of the prompt: the prompt was erased to its start and other text written over
-    /// it (the prompt and `now` begin with no text in common, blanks aside).
+    /// it (the prompt and `now` begin with no text in common, blanks aside). The rows
+    /// [`PagerPrompt::above`] it must still start with, unchanged.
     pub(crate) fn erased_by(&self, now: &str) -> bool {
+        let Some(now) = now.strip_prefix(self.above.as_str()) else {
+            return false;
+        };
         let common = self.text.chars().zip(now.chars()).take_while(|(a, b)| a == b);
         common.map(|(a, _)| a).all(char::is_whitespace)
     }
@@ -59,7 +68,7 @@ mod tests {
     use super::*;
 
     fn prompt(text: &str) -> PagerPrompt {
-        PagerPrompt { line: 3, text: text.to_owned() }
+        PagerPrompt { line: 3, text: text.to_owned(), above: String::new() }
     }
 
     #[test]
@@ -72,6 +81,12 @@ mod tests {
         // A line edited in part keeps its start: it was changed, not erased.
         assert!(!prompt("$ ec").erased_by("$ ls"));
         assert!(!prompt("progress 50%").erased_by("progress 100%"));
+        // After rows wrapped into its row: they are left as they were.
+        let wrapped = PagerPrompt { above: "line05 lin".to_owned(), ..prompt("wide.txt") };
+        assert!(wrapped.erased_by("line05 lin"));
+        assert!(wrapped.erased_by("line05 line05 xx"));
+        assert!(!wrapped.erased_by("line05 linwide.txt"));
+        assert!(!wrapped.erased_by("$ "));
     }
 
     #[test]

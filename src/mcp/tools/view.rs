@@ -467,8 +467,8 @@ fn below_cursor(
 /// The pager's prompt line `read` ended on, if it did (see [`PagerPrompt`]): the program
 /// reads keys with its cursor shown on the primary `screen` right after the text of a row
 /// with none below it (the screen's last row, or the row after a short file's last line, where
-/// `less -X` writes `(END)`; a row of its own, not the end of a wrapped line), which the
-/// read's last line ends with.
+/// `less -X` writes `(END)`; a row of its own, or one that rows above filled to their last
+/// column wrapped into), which the read's last line ends with.
 fn pager_prompt(read: &NewOutput, screen: &Screen) -> Option<PagerPrompt> {
     if read.later > 0 {
         return None;
@@ -489,18 +489,29 @@ pub(crate) fn pager_prompt_ending(
     let keys = status.activity == crate::Activity::WaitingForInput
         && status.input_kind == Some(crate::InputKind::Keys);
     let row = usize::from(screen.cursor.row);
-    let continued = row > 0 && screen.wrapped.get(row - 1).copied().unwrap_or(false);
     let below = screen.lines.iter().skip(row + 1).any(|row| !row.trim().is_empty());
     let shown = !screen.alternate && screen.cursor.visible;
-    if !keys || !shown || below || continued {
+    if !keys || !shown || below {
         return None;
     }
+    // The rows above that the terminal wrapped into the prompt's (less writes its prompt after
+    // a row filled to its last column with a space and a backspace): its line starts there.
+    // Not a line editor's (one that asks for bracketed pastes, as bash's readline, zsh, fish
+    // and Python's REPL do): the end of a long command line it wraps is no prompt, and
+    // deleting it is an edit to be shown.
+    let wrapped = |r: &usize| screen.wrapped.get(*r).copied().unwrap_or(false);
+    let first = (0..row).rev().take_while(wrapped).last().unwrap_or(row);
+    if first < row && screen.modes.bracketed_paste {
+        return None;
+    }
+    let above = screen.lines.get(first..row)?.concat();
     let text = screen.lines.get(row)?;
     let (before, after) = text.split_at(byte_at_cell(text, screen.cursor.col));
     let before = before.trim_end();
     let last = output.rsplit('\n').next().unwrap_or_default().trim_end();
-    let ends_there = !last.is_empty() && before.ends_with(last) && after.trim().is_empty();
-    ends_there.then(|| PagerPrompt { line, text: before.to_owned() })
+    let ends_there =
+        !last.is_empty() && format!("{above}{before}").ends_with(last) && after.trim().is_empty();
+    ends_there.then(|| PagerPrompt { line, text: before.to_owned(), above })
 }
 
 /// What a reading tool found, before it is laid out within its budget.
@@ -672,6 +683,15 @@ pub(crate) fn show(
             .filter(|prompt| Some(prompt.line) == new.first_line && new.omitted == 0);
         let erased = at_prompt.as_ref().is_some_and(|prompt| prompt.erased_by(first));
         new.rewritten &= !erased;
+        // The rows above the prompt that wrapped into it, read before and left as they were,
+        // are not repeated: only what follows them on their line (or after it) is new.
+        if let Some(prompt) = at_prompt.as_ref().filter(|p| erased && !p.above.is_empty()) {
+            new.text.drain(..prompt.above.len());
+            if new.text.starts_with('\n') {
+                new.text.remove(0);
+                new.first_line = new.first_line.map(|line| line + 1);
+            }
+        }
         // That prompt replaced by (`/pattern` typed without Enter at `less`'s `:`, git's
         // pager's), or `less`'s lone `:` extended with (`:5`), exactly the plain text the
         // call typed: said to be typed, not submitted, only when it is a command line the
