@@ -5454,12 +5454,14 @@ fn a_cancelled_submit_interrupts_its_command() {
 fn a_submit_cancelled_before_it_typed_neither_types_nor_interrupts() {
     let mut client = Client::initialized("2025-11-25");
     let id = client.tool("terminal_start", json!({"argv": ["sleep", "600"]}))["session_id"].clone();
-    // A paste larger than the input queue holds the session's input until its timeout.
+    // A paste larger than the input queue holds the session's input until it is cancelled
+    // (its timeout is long: on a loaded machine a short one ran out before the server read
+    // the cancellation of the call queued behind it, which then typed and was interrupted).
     // (In lines a terminal reading whole lines keeps: a longer one is refused.)
     let paste = format!("{}\n", "A".repeat(1023)).repeat(2 << 10);
     let pasting = client.send_request(
         "tools/call",
-        json!({"name": "terminal_send", "arguments": {"session_id": id, "paste": paste, "timeout_ms": 3000}}),
+        json!({"name": "terminal_send", "arguments": {"session_id": id, "paste": paste, "timeout_ms": 600_000}}),
     );
     let begun = client.tool(
         "terminal_read",
@@ -5471,7 +5473,9 @@ fn a_submit_cancelled_before_it_typed_neither_types_nor_interrupts() {
         json!({"name": "terminal_send", "arguments": {"session_id": id, "text": "echo typed", "submit": true}}),
     );
     client.notify("notifications/cancelled", json!({"requestId": submit, "reason": "test"}));
-    client.response(&pasting);
+    // The server reads notifications in order: the submit is cancelled before the paste ends.
+    client.notify("notifications/cancelled", json!({"requestId": pasting, "reason": "test"}));
+    client.until_call_ended(&pasting);
     client.until_call_ended(&submit);
     let after = client.tool(
         "terminal_read",
