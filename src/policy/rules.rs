@@ -59,7 +59,9 @@ pub struct Rule {
     #[serde(default)]
     pub cwd: Vec<PathBuf>,
     /// Environment names: the rule matches a start that sets or removes one of them (through
-    /// the request's environment or an assignment on the command line).
+    /// the request's environment or an assignment on the command line). A `*` in one matches
+    /// any run of characters (`GIT_CONFIG_KEY_*`); as to [`Policy::guarded_env`], such a
+    /// family names itself and the plain names it matches.
     #[serde(default)]
     pub env: Vec<String>,
     /// What the rule decides.
@@ -71,6 +73,8 @@ pub struct Rule {
 
 /// Variables that change what a program runs or loads: a start that sets one is asked about
 /// even where a rule allows its program, unless that rule names the variable in its `env`.
+/// An entry with a `*` names a family (`GIT_CONFIG_KEY_*`: `GIT_CONFIG_KEY_0`, ...), which a
+/// rule's `env` names by the same pattern.
 pub const DEFAULT_GUARDED_ENV: &[&str] = &[
     "PATH",
     "LD_PRELOAD",
@@ -96,6 +100,23 @@ pub const DEFAULT_GUARDED_ENV: &[&str] = &[
     "GIT_CONFIG_SYSTEM",
     "GIT_CONFIG_COUNT",
     "GIT_CONFIG_PARAMETERS",
+    // With a `GIT_CONFIG_COUNT` the start does not set (the host's own), each pair is a
+    // `git -c`: `alias.x=!cmd`.
+    "GIT_CONFIG_KEY_*",
+    "GIT_CONFIG_VALUE_*",
+    // bash defines a function of each (`BASH_FUNC_ls%%=() { cmd; }` replaces `ls`).
+    "BASH_FUNC_*",
+    // Where git, and many others, read their configuration (`core.pager`, aliases).
+    "XDG_CONFIG_HOME",
+    // vim's and ex's startup commands (`:!cmd`).
+    "VIMINIT",
+    "EXINIT",
+    // glibc's character set converters, loaded as code by any program calling `iconv_open`.
+    "GCONV_PATH",
+    "PERLLIB",
+    "RUBYLIB",
+    "NODE_PATH",
+    "JAVA_TOOL_OPTIONS",
     "EDITOR",
     "VISUAL",
     "PAGER",
@@ -215,7 +236,7 @@ impl Policy {
         let line_dirs = request.dirs.iter().flatten().map(|d| canonical(d));
         let cwds: Vec<PathBuf> =
             std::iter::once(canonical(&request.cwd)).chain(line_dirs).collect();
-        let names = SetNames::of(request);
+        let names = SetNames::of(request, self.families());
         let verdicts = request.commands.iter().map(|command| {
             let seen = Seen::of(command, &cwds, &names);
             match rules.iter().position(|r| r.matches(&seen)) {
@@ -242,6 +263,13 @@ impl Policy {
             .unwrap_or(default)
     }
 
+    /// The patterns with a `*` in `guarded_env` and the rules' `env`: families of names.
+    fn families(&self) -> impl Iterator<Item = &str> {
+        let rules = self.rules.iter().flat_map(|rule| rule.env.iter());
+        let names = self.guarded_env.iter().chain(rules).map(String::as_str);
+        names.filter(|name| name.contains('*'))
+    }
+
     /// The strictest decision this policy can give any start: what a line it cannot read
     /// gets (whatever it hides could be that).
     fn strictest(&self) -> Decision {
@@ -262,8 +290,14 @@ impl Policy {
         let command = seen.command;
         let name = self.rule_name(index);
         if rule.decision == Decision::Allow {
-            let guarded =
-                self.guarded_env.iter().find(|g| seen.sets(g) && !rule.env.iter().any(|e| e == *g));
+            // A family is named by the same pattern; a name, by itself or a family of it.
+            let named = |guard: &str| {
+                let family = guard.contains('*');
+                rule.env
+                    .iter()
+                    .any(|e| e == guard || (!family && e.contains('*') && glob(e, guard)))
+            };
+            let guarded = self.guarded_env.iter().filter(|g| !named(g)).find_map(|g| seen.sets(g));
             if let Some(variable) = guarded {
                 return Verdict {
                     decision: Decision::Ask,
@@ -310,7 +344,7 @@ impl<'a> Compiled<'a> {
                 Decision::Allow => seen.cwds.iter().all(within),
                 Decision::Ask | Decision::Deny => seen.cwds.iter().any(within),
             };
-        let env_matches = rule.env.is_empty() || rule.env.iter().any(|n| seen.sets(n));
+        let env_matches = rule.env.is_empty() || rule.env.iter().any(|e| seen.sets(e).is_some());
         program_matches && args_match && cwd_matches && env_matches
     }
 }
@@ -327,16 +361,36 @@ struct SetNames<'a> {
     env: HashSet<&'a str>,
     /// Set by the line, with where in [`SpawnRequest::line_assigns`] each is first set.
     line: HashMap<&'a str, usize>,
+    /// For each family the policy names (a pattern with a `*`, in `guarded_env` or a rule's
+    /// `env`), the names of it the request sets, found once for all its commands.
+    families: HashMap<&'a str, Family<'a>>,
+}
+
+/// The names of one family (`GIT_CONFIG_KEY_*`) a request sets.
+#[derive(Default)]
+struct Family<'a> {
+    /// One its environment sets or removes.
+    env: Option<&'a str>,
+    /// The first the line sets, and where in [`SpawnRequest::line_assigns`].
+    line: Option<(usize, &'a str)>,
 }
 
 impl<'a> SetNames<'a> {
-    fn of(request: &'a SpawnRequest) -> SetNames<'a> {
-        let env = request.env.iter().map(|(k, _)| k.as_str()).collect();
+    fn of(request: &'a SpawnRequest, families: impl Iterator<Item = &'a str>) -> SetNames<'a> {
+        let env: HashSet<&str> = request.env.iter().map(|(k, _)| k.as_str()).collect();
         let mut line = HashMap::new();
         for (at, name) in request.line_assigns.iter().enumerate() {
             line.entry(name.as_str()).or_insert(at);
         }
-        SetNames { env, line }
+        let families = families
+            .map(|pattern| {
+                let env = env.iter().copied().filter(|name| glob(pattern, name)).min();
+                let first = line.iter().filter(|(name, _)| glob(pattern, name));
+                let line = first.map(|(name, &at)| (at, *name)).min();
+                (pattern, Family { env, line })
+            })
+            .collect();
+        SetNames { env, line, families }
     }
 }
 
@@ -363,12 +417,20 @@ impl<'a> Seen<'a> {
         Seen { command, paths, args: command.args.join(" "), cwds, names }
     }
 
-    /// Whether the command's start sets or removes `name`: through the request's
-    /// environment, its own assignments, or an assignment earlier in the line.
-    fn sets(&self, name: &str) -> bool {
-        self.names.env.contains(name)
-            || self.command.assigns.iter().any(|a| a == name)
-            || self.names.line.get(name).is_some_and(|&at| at < self.command.set_before)
+    /// A variable the command's start sets or removes that `pattern` (a name, or a family
+    /// with a `*`) names: through the request's environment, its own assignments, or an
+    /// assignment earlier in the line.
+    fn sets<'p>(&'p self, pattern: &'p str) -> Option<&'p str> {
+        let Some(family) = self.names.families.get(pattern) else {
+            let line = self.names.line.get(pattern);
+            let set = self.names.env.contains(pattern)
+                || self.command.assigns.iter().any(|a| a == pattern)
+                || line.is_some_and(|&at| at < self.command.set_before);
+            return set.then_some(pattern);
+        };
+        let earlier = family.line.filter(|&(at, _)| at < self.command.set_before);
+        let own = || self.command.assigns.iter().find(|a| glob(pattern, a)).map(String::as_str);
+        family.env.or(earlier.map(|(_, name)| name)).or_else(own)
     }
 
     /// A pattern without a slash matches the program's name; one with a slash, where it was
@@ -493,6 +555,37 @@ mod tests {
         assert_eq!(inline.decision, Decision::Ask);
         policy.rules[0].env = vec!["LD_PRELOAD".into()];
         assert_eq!(policy.decide(&preload).decision, Decision::Allow);
+    }
+
+    #[test]
+    fn guarded_families_turn_allow_into_ask() {
+        let mut policy =
+            Policy { rules: vec![rule(&["git", "bash"], Decision::Allow)], ..Policy::default() };
+        // A `git -c alias.x=!cmd` through the environment, with the count the host's own.
+        let pair = SpawnSpec::new("git")
+            .env("GIT_CONFIG_KEY_0", "alias.x")
+            .env("GIT_CONFIG_VALUE_0", "!touch /tmp/pwned")
+            .arg("x");
+        let verdict = policy.decide(&request(pair.clone()));
+        assert_eq!((verdict.decision, verdict.rule.as_str()), (Decision::Ask, "guarded_env"));
+        assert!(verdict.reason.contains("GIT_CONFIG_KEY_0"), "{}", verdict.reason);
+        let inline = SpawnSpec::shell("GIT_CONFIG_VALUE_7='!sh' git x");
+        assert_eq!(policy.decide(&request(inline)).decision, Decision::Ask);
+        let function = SpawnSpec::new("bash").env("BASH_FUNC_ls%%", "() { touch /tmp/pwned; }");
+        assert_eq!(policy.decide(&request(function)).decision, Decision::Ask);
+        // Named by the allowing rule as families: allowed; a family is named only as one.
+        policy.rules[0].env = vec!["GIT_CONFIG_KEY_*".into(), "GIT_CONFIG_VALUE_*".into()];
+        assert_eq!(policy.decide(&request(pair.clone())).decision, Decision::Allow);
+        policy.rules[0].env = vec!["GIT_CONFIG_KEY_*".into(), "GIT_CONFIG_VALUE_0".into()];
+        let verdict = policy.decide(&request(pair));
+        assert!(verdict.reason.contains("GIT_CONFIG_VALUE_0"), "{}", verdict.reason);
+        // A name is named by a family of it.
+        policy.rules[0].env = vec!["LD_*".into()];
+        let preload = SpawnSpec::new("git").env("LD_PRELOAD", "/tmp/x.so").arg("status");
+        assert_eq!(policy.decide(&request(preload)).decision, Decision::Allow);
+        // Nothing else is taken for a family member.
+        let plain = SpawnSpec::new("git").env("GIT_CONFIG_KEYS", "x").arg("status");
+        assert_eq!(policy.decide(&request(plain)).decision, Decision::Allow);
     }
 
     #[test]
