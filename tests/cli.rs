@@ -2156,13 +2156,18 @@ fn json_is_given_for_a_command_that_could_not_be_told() {
 }
 
 /// A `--timeout` that reads like seconds and timed out says it was milliseconds, and what to
-/// give for that many seconds; one of a second or more says nothing of it.
+/// give for that many seconds; one of a second or more says nothing of it. The note that the
+/// command still runs names the session as the command was given it (it said "in session 1"
+/// of the session named `sh`, and `termloom read sh` after it).
 #[test]
 fn a_timeout_in_seconds_is_told_it_was_milliseconds() {
     let server = PrivateServer::start();
     server.ok(&["start", "--name", "sh", "--wait-prompt", "--timeout", LONG_MS]);
     let output = server.cli(&["exec", "sh", "sleep 30", "--timeout", "8"]);
     assert_code(&output, 124);
+    let said = stdout(&output);
+    assert!(said.contains("in session sh: follow it with termloom read"), "{said}");
+    assert!(!said.contains("session 1"), "{said}");
     let note =
         "[--timeout is in milliseconds: --timeout 8 waited 8 ms; for 8 s, give --timeout 8000]";
     assert!(stdout(&output).contains(note), "{}", stdout(&output));

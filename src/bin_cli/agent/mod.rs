@@ -526,6 +526,21 @@ mod tests {
         );
     }
 
+    /// A note names the session as the command was given it: by name, or by id.
+    #[test]
+    fn a_note_names_the_session_as_given() {
+        let note =
+            "[still running after 0.2 s in session 1: follow it with terminal_read session_id=1]";
+        assert_eq!(
+            as_named(note, Some(&json!(1)), Some(&json!("sh"))),
+            "[still running after 0.2 s in session sh: follow it with terminal_read session_id=sh]"
+        );
+        assert_eq!(as_named(note, Some(&json!(1)), Some(&json!(1))), note);
+        // Another session's id that begins with this one's is left alone.
+        let other = "session 12 and session_id=12";
+        assert_eq!(as_named(other, Some(&json!(1)), Some(&json!("sh"))), other);
+    }
+
     fn parsed(name: &str, args: &[&str]) -> Request {
         let command = COMMANDS.iter().find(|c| c.name == name).unwrap();
         match parse(command, args.iter().map(|a| a.to_string()).collect()) {

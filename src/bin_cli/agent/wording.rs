@@ -127,13 +127,17 @@ pub(super) fn given(id: Option<&Value>) -> Option<String> {
     })
 }
 
-/// `text` with the session's `id` in advice (`session_id=2`) as the command was given it,
-/// `named` (`session_id=ed`): the agent that named the session runs the advice as it is.
+/// `text` with the session's `id` in advice (`session_id=2`) and in words (`in session 2:`,
+/// `session 2's shell`) as the command was given it, `named` (`session_id=ed`, `session ed`):
+/// the agent that named the session runs the advice as it is, and reads of the session it
+/// named.
 pub(super) fn as_named(text: &str, id: Option<&Value>, named: Option<&Value>) -> String {
     match (given(id), given(named)) {
-        (Some(id), Some(named)) if id != named => {
-            replace_word(text, &format!("session_id={id}"), &format!("session_id={named}"))
-        }
+        (Some(id), Some(named)) if id != named => replace_word(
+            &replace_word(text, &format!("session_id={id}"), &format!("session_id={named}")),
+            &format!("session {id}"),
+            &format!("session {named}"),
+        ),
         _ => text.to_owned(),
     }
 }
@@ -147,17 +151,13 @@ pub(super) fn failure_as_named(text: &str, named: Option<&Value>) -> String {
     static ID: LazyLock<regex::Regex> = LazyLock::new(|| {
         regex::Regex::new(r"\bsession(?:_id=| )([0-9]+)\b").expect("a valid regex")
     });
-    let Some(Value::String(name)) = named else {
+    let Some(Value::String(_)) = named else {
         return text.to_owned();
     };
     let ids: std::collections::BTreeSet<&str> =
         ID.captures_iter(text).filter_map(|found| found.get(1)).map(|id| id.as_str()).collect();
     match ids.into_iter().collect::<Vec<_>>()[..] {
-        [id] => replace_word(
-            &as_named(text, Some(&Value::from(id)), named),
-            &format!("session {id}"),
-            &format!("session {name}"),
-        ),
+        [id] => as_named(text, Some(&Value::from(id)), named),
         _ => text.to_owned(),
     }
 }
