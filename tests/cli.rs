@@ -2070,6 +2070,23 @@ fn key_names_without_brackets_are_refused_with_the_script_to_give() {
     assert_eq!(json(&output)["error"]["code"], "usage", "{output:?}");
 }
 
+/// A flag given as the command is told the command that takes it (`termloom --server` is
+/// `termloom mcp --server`, not `termloom server`), or the commands, when several do.
+#[test]
+fn a_flag_given_as_the_command_is_told_the_command_that_takes_it() {
+    let err = refused(&["--server"]);
+    assert!(
+        err.contains("\"--server\" is a flag, not a command; did you mean termloom mcp --server?"),
+        "{err}"
+    );
+    assert!(!err.contains("`termloom server`"), "{err}");
+    let err = refused(&["--server", "-L", "work"]);
+    assert!(err.contains("did you mean termloom mcp --server -L work?"), "{err}");
+    assert!(refused(&["--detach"]).contains("did you mean termloom server --detach?"));
+    let err = refused(&["--keys", "x"]);
+    assert!(err.contains("the commands that take it are run and send: give one first"), "{err}");
+}
+
 /// A `--text` ending in `\n` written out (`echo hi\n`, as `run --send` and the MCP tools
 /// take it) is typed as it is, not as Enter: the result says so, under its first line, and
 /// how to press Enter; a text ending in a real line break, or in `\\n`, gets no such note.

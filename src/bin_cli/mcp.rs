@@ -48,6 +48,14 @@ Example (an MCP host's server entry):
   {\"command\": \"termloom\", \"args\": [\"mcp\"]}
 ";
 
+/// The flags of its own `termloom mcp` takes that take a value, as `--flag=VALUE` too (`-L`,
+/// `--socket` aside).
+pub(super) const VALUE_FLAGS: [&str; 2] = ["--config", "--policy"];
+
+/// The other flags of its own `termloom mcp` takes (`-h` aside): a flag given as the command
+/// (`termloom --server`) is told the command that takes it.
+pub(super) const SWITCHES: [&str; 1] = ["--server"];
+
 /// Runs the server.
 pub(super) fn main(args: Vec<OsString>) -> ExitCode {
     let mut config_path: Option<PathBuf> = None;

@@ -53,18 +53,8 @@ fn command(args: Vec<OsString>) -> ExitCode {
     };
     match command.to_str() {
         Some("run") => run::main(args.collect()),
-        Some("mcp") => mcp::main(split_inline_values(args, &["--config", "--policy"])),
-        Some("server") => server::main(split_inline_values(
-            args,
-            &[
-                "--idle-exit",
-                "--max-sessions-per-client",
-                "--max-clients",
-                "--max-connections",
-                "--config",
-                "--policy",
-            ],
-        )),
+        Some("mcp") => mcp::main(split_inline_values(args, &mcp::VALUE_FLAGS)),
+        Some("server") => server::main(split_inline_values(args, &server::VALUE_FLAGS)),
         Some("attach") => attach::main(strings(split_inline_values(args, &[]).into_iter())),
         Some(name) if agent::is_command(name) => {
             let args: Vec<OsString> = args.collect();
@@ -83,7 +73,7 @@ fn command(args: Vec<OsString>) -> ExitCode {
                 Some(instead) => {
                     format!("{command:?} stands before the command; flags follow it: {instead}")
                 }
-                None => unknown_command(&command.to_string_lossy()),
+                None => unknown_command(&command.to_string_lossy(), &given),
             };
             // `termloom --json --text x send g`: asked for JSON, it gets its failure as JSON,
             // as the command would have given it.
@@ -201,9 +191,47 @@ fn help_command(topic: Option<OsString>) -> ExitCode {
 /// The commands, for messages.
 const COMMANDS: &str = "run, mcp, server, start, send, wait, read, screen, exec, signal, resize, close, list, attach, kill-server and help";
 
-/// The message for `command`, which names no command: the one it plausibly misspells, else
-/// every command.
-fn unknown_command(command: &str) -> String {
+/// The commands that take flag `flag`, as their parsers know them.
+fn commands_taking(flag: &str) -> Vec<&'static str> {
+    let own: [(&str, &[&str]); 5] = [
+        ("mcp", &mcp::VALUE_FLAGS),
+        ("mcp", &mcp::SWITCHES),
+        ("server", &server::VALUE_FLAGS),
+        ("server", &server::SWITCHES),
+        ("attach", &attach::SWITCHES),
+    ];
+    let mut names: Vec<&str> = parse::takes(flag).then_some("run").into_iter().collect();
+    for (name, flags) in own {
+        if flags.contains(&flag) && !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    names.extend(agent::commands_taking(flag));
+    names
+}
+
+/// The message for `command`, which names no command: for a flag some command takes
+/// (`--server`), that command, with the arguments `given` after it (`termloom mcp
+/// --server`); else the command it plausibly misspells, else every command.
+fn unknown_command(command: &str, given: &[String]) -> String {
+    match commands_taking(command)[..] {
+        [] => {}
+        [name] => {
+            let words = ["termloom", name].into_iter().chain(given.iter().map(String::as_str));
+            let words: Vec<String> = words.map(values::shell_quote).collect();
+            return format!(
+                "{command:?} is a flag, not a command; did you mean {}?",
+                words.join(" ")
+            );
+        }
+        [ref first @ .., last] => {
+            return format!(
+                "{command:?} is a flag, not a command; the commands that take it are {} and \
+                 {last}: give one first",
+                first.join(", ")
+            );
+        }
+    }
     let names = COMMANDS.split([',', ' ']).filter(|name| !name.is_empty() && *name != "and");
     match values::closest(command, names) {
         Some(name) => format!(

@@ -133,6 +133,11 @@ pub(super) fn asks_for_json(args: &[OsString]) -> bool {
     false
 }
 
+/// Whether `termloom run` takes `name`, as an option or a step.
+pub(super) fn takes(name: &str) -> bool {
+    find(OPTIONS, name).is_some() || find(STEPS, name).is_some()
+}
+
 /// Splits `--name=value` into the name and the inline value.
 fn split_inline(arg: &str) -> (&str, Option<&str>) {
     match arg.split_once('=') {

@@ -63,6 +63,20 @@ Options:
 /// was still closing (`EX_TEMPFAIL`: start one again once it has).
 pub(super) const EXIT_CLOSING: u8 = 75;
 
+/// The flags of its own `termloom server` takes that take a value, as `--flag=VALUE` too
+/// (`-L`, `--socket` aside).
+pub(super) const VALUE_FLAGS: [&str; 6] = [
+    "--idle-exit",
+    "--max-sessions-per-client",
+    "--max-clients",
+    "--max-connections",
+    "--config",
+    "--policy",
+];
+
+/// The other flags of its own `termloom server` takes (`-h` aside).
+pub(super) const SWITCHES: [&str; 1] = ["--detach"];
+
 /// Runs the server.
 pub(super) fn main(args: Vec<OsString>) -> ExitCode {
     super::stderr_log::as_server();

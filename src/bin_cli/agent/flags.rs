@@ -265,6 +265,14 @@ pub(crate) fn overview() -> Vec<(&'static str, &'static str)> {
     every_command().map(|c| (c.name, c.brief)).collect()
 }
 
+/// The client commands that take flag `flag` (`--wait-text`: `wait`, `read`...).
+pub(crate) fn commands_taking(flag: &str) -> impl Iterator<Item = &'static str> {
+    let takes = move |c: &&CommandDef| {
+        c.flags.iter().flat_map(|group| group.iter()).any(|f| f.name == flag)
+    };
+    every_command().filter(takes).map(|c| c.name)
+}
+
 /// Whether `name` is one of the client commands.
 pub(crate) fn is_command(name: &str) -> bool {
     every_command().any(|c| c.name == name)

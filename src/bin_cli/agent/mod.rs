@@ -23,7 +23,7 @@ use mistakes::*;
 use parse::*;
 use wording::*;
 
-pub(super) use flags::{help, is_command, overview};
+pub(super) use flags::{commands_taking, help, is_command, overview};
 
 /// Exit code when a wait timed out, as `termloom run` and `timeout(1)`.
 const EXIT_TIMEOUT: u8 = 124;

@@ -87,6 +87,9 @@ enum Event {
     Continued,
 }
 
+/// The flags of its own `termloom attach` takes (`-L`, `--socket`, `-h` aside).
+pub(super) const SWITCHES: [&str; 2] = ["--takeover", "--no-status"];
+
 /// Runs `termloom attach`.
 pub(super) fn main(args: Vec<String>) -> ExitCode {
     let usage = |message: &str| super::usage_error(message, "termloom attach --help");
