@@ -2070,6 +2070,24 @@ fn key_names_without_brackets_are_refused_with_the_script_to_give() {
     assert_eq!(json(&output)["error"]["code"], "usage", "{output:?}");
 }
 
+/// The notes under a result's first line are in `--json`'s result too, as `notes`: a
+/// caller reading JSON never saw them.
+#[test]
+fn json_results_have_the_notes_the_text_has() {
+    let server = PrivateServer::start();
+    server.ok(&["start", "--name", "sh", "--", "sh"]);
+    let typed = json(&server.cli(&["--json", "send", "sh", "--text", r"echo one\n"]));
+    let notes = typed["notes"].as_array().expect("notes");
+    assert!(notes[0].as_str().unwrap().starts_with("--text is typed as it is: the \\n"), "{typed}");
+    server.ok(&["send", "sh", "--keys", "<C-u>"]);
+    let output = server.cli(&["--json", "wait", "sh", "--wait-text", "never", "--timeout", "8"]);
+    assert_code(&output, 124);
+    let waited = json(&output);
+    let note =
+        "--timeout is in milliseconds: --timeout 8 waited 8 ms; for 8 s, give --timeout 8000";
+    assert_eq!(waited["notes"], serde_json::json!([note]), "{waited}");
+}
+
 /// A flag given as the command is told the command that takes it (`termloom --server` is
 /// `termloom mcp --server`, not `termloom server`), or the commands, when several do.
 #[test]

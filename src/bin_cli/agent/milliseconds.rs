@@ -62,18 +62,21 @@ fn held_with_no_text(arguments: &Map<String, Value>, result: &Value) -> bool {
         && !OTHER_TEXTLESS.iter().any(|arg| arguments.contains_key(*arg))
 }
 
-/// A line for each flag in milliseconds given a value that reads like seconds and that ended
+/// A note for each flag in milliseconds given a value that reads like seconds and that ended
 /// the wait (a `--timeout` from 1 to 999 that timed out, a `--wait-quiet` or `--wait-stable`
 /// from 1 to 99 that held): what it did, and what to give for that many seconds.
-pub(super) fn seconds_for_milliseconds(arguments: &Map<String, Value>, result: &Value) -> String {
-    let mut notes = String::new();
+pub(super) fn seconds_for_milliseconds(
+    arguments: &Map<String, Value>,
+    result: &Value,
+) -> Vec<String> {
+    let mut notes = Vec::new();
     for flag in &FLAGS {
         let Some(ms) = arguments.get(flag.arg).and_then(Value::as_u64) else { continue };
         // (0 is 0 s too: nothing to tell.)
         if ms > 0 && ms < flag.under && (flag.ended)(arguments, result) {
             let name = flag.flag;
-            notes.push_str(&format!(
-                "[{name} is in milliseconds: {name} {ms} {}; for {ms} s, give {name} {}]\n",
+            notes.push(format!(
+                "{name} is in milliseconds: {name} {ms} {}; for {ms} s, give {name} {}",
                 (flag.did)(ms),
                 ms * 1000
             ));
@@ -89,7 +92,7 @@ mod tests {
     use super::*;
 
     fn notes(arguments: Value, result: Value) -> String {
-        seconds_for_milliseconds(arguments.as_object().unwrap(), &result)
+        seconds_for_milliseconds(arguments.as_object().unwrap(), &result).concat()
     }
 
     #[test]
@@ -97,9 +100,9 @@ mod tests {
         let held = json!({"wait": {"outcome": "matched", "matched_text": ""}});
         assert_eq!(
             notes(json!({"quiet_ms": 2}), held.clone()),
-            "[--wait-quiet is in milliseconds: --wait-quiet 2 held after 2 ms without output; for 2 s, give --wait-quiet 2000]\n"
+            "--wait-quiet is in milliseconds: --wait-quiet 2 held after 2 ms without output; for 2 s, give --wait-quiet 2000"
         );
-        assert!(notes(json!({"stable_ms": 5}), held.clone()).starts_with("[--wait-stable is"));
+        assert!(notes(json!({"stable_ms": 5}), held.clone()).starts_with("--wait-stable is"));
         assert_eq!(notes(json!({"quiet_ms": 100}), held.clone()), "");
         // 0 ms is 0 s: "for 0 s, give --wait-quiet 0" told nothing.
         assert_eq!(notes(json!({"quiet_ms": 0}), held.clone()), "");
@@ -111,7 +114,7 @@ mod tests {
         let timeout = json!({"wait": {"outcome": "timeout"}});
         assert_eq!(
             notes(json!({"timeout_ms": 8}), timeout),
-            "[--timeout is in milliseconds: --timeout 8 waited 8 ms; for 8 s, give --timeout 8000]\n"
+            "--timeout is in milliseconds: --timeout 8 waited 8 ms; for 8 s, give --timeout 8000"
         );
     }
 }

@@ -103,8 +103,8 @@ pub(super) fn unknown_flag(
 /// The note for a `--text` that ends in an escape written out (`echo hi\n`): `--text` types
 /// it as it is, its backslash and letter, not as Enter (`termloom run --send`, the MCP tools'
 /// `text`, decode it), so the line was not submitted, or holds a stray `\n` before the
-/// Enter of `--submit`. Empty for any other call.
-pub(super) fn escaped_line_break(arguments: &Map<String, Value>) -> String {
+/// Enter of `--submit`. `None` for any other call.
+pub(super) fn escaped_line_break(arguments: &Map<String, Value>) -> Option<String> {
     // As typed: the tool's escape decoding undoes the backslashes the parse doubled.
     let text = arguments.get("text").and_then(Value::as_str).map(termloom::decode_escapes);
     let text = text.unwrap_or_default();
@@ -114,14 +114,12 @@ pub(super) fn escaped_line_break(arguments: &Map<String, Value>) -> String {
         text.strip_suffix(escape.as_bytes())
             .is_some_and(|before| before.iter().rev().take_while(|&&b| b == b'\\').count() % 2 == 0)
     };
-    match [r"\r\n", r"\n", r"\r"].into_iter().find(written_out) {
-        Some(escape) => format!(
-            "[--text is typed as it is: the {escape} it ends with was typed as those \
-             characters, not as Enter; --submit presses Enter (a real line break, $'...\\n', \
-             is typed as Enter too)]\n"
-        ),
-        None => String::new(),
-    }
+    let escape = [r"\r\n", r"\n", r"\r"].into_iter().find(written_out)?;
+    Some(format!(
+        "--text is typed as it is: the {escape} it ends with was typed as those characters, \
+         not as Enter; --submit presses Enter (a real line break, $'...\\n', is typed as Enter \
+         too)"
+    ))
 }
 
 /// What `flag` does, to follow a colon: its help's first clause.

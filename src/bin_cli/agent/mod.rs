@@ -279,7 +279,11 @@ fn report(command: &CommandDef, request: &Request, result: &ToolResult) -> ExitC
         let why = in_our_terms(command, why, structured.get("session_id").or(id));
         structured["wait_refusal"] = Value::String(why);
     }
+    let notes = notes(&request.arguments, &structured);
     let printed = if request.json {
+        if let (false, Some(object)) = (notes.is_empty(), structured.as_object_mut()) {
+            object.insert("notes".into(), json!(notes));
+        }
         print_out(&format!("{structured}\n"))
     } else {
         // The session as the command was given it (a name stays a name), else the result's.
@@ -306,10 +310,9 @@ fn report(command: &CommandDef, request: &Request, result: &ToolResult) -> ExitC
         if !text.ends_with('\n') {
             text.push('\n');
         }
-        let notes = seconds_for_milliseconds(&request.arguments, &structured)
-            + &mistakes::escaped_line_break(&request.arguments);
         // Under the first line, which says how the wait ended.
         let at = text.find('\n').map_or(0, |at| at + 1);
+        let notes: String = notes.iter().map(|note| format!("[{note}]\n")).collect();
         text.insert_str(at, &notes);
         print_out(&text)
     };
@@ -365,6 +368,15 @@ fn report(command: &CommandDef, request: &Request, result: &ToolResult) -> ExitC
         return ExitCode::from(u8::try_from(code).unwrap_or(1));
     }
     ExitCode::SUCCESS
+}
+
+/// What the command line notes of the call (`arguments`) and its result: a value in
+/// milliseconds that read like seconds, a `--text` ending in `\n` written out. Printed under the result's first line, in brackets, or with
+/// `--json` as the result's `notes`, when there are any.
+fn notes(arguments: &Map<String, Value>, result: &Value) -> Vec<String> {
+    let mut notes = seconds_for_milliseconds(arguments, result);
+    notes.extend(mistakes::escaped_line_break(arguments));
+    notes
 }
 
 /// The exit code of a program that ended, as a shell reports it: its own, or 128 + N for
