@@ -2849,6 +2849,72 @@ fn a_secret_sent_as_the_prompt_shows_waits_for_its_reader() {
     session.close().unwrap();
 }
 
+/// A program that prints its prompt before it turns echo off (`printf 'Password: '; stty
+/// -echo; read p`, or Python printing its own prompt then calling `getpass.getpass('')`)
+/// shows the prompt while the terminal still echoes and nothing reads it: a secret sent as
+/// soon as the prompt showed was refused at once with `NotAtPasswordPrompt`, about 0.1 ms
+/// after the wait matched, 3 times in 6 and 4 times in 6. It waits for the program's read,
+/// and is typed every time. A terminal that echoes while something reads it (a shell at its
+/// prompt, `read` of a line with echo on) still refuses it at once, and one that echoes while
+/// its program works and never reads refuses it once the time is out.
+#[test]
+fn a_secret_sent_before_the_program_turns_echo_off_waits_for_its_reader() {
+    if !require("python3") {
+        return;
+    }
+    let engine = engine();
+    let idioms = [
+        "printf 'Password: '; stty -echo; read -r p; stty echo; echo; echo \"got-${#p}-end\"",
+        "python3 -c \"import getpass; print('Password: ', end='', flush=True); \
+         print('got-%d-end' % len(getpass.getpass('')))\"",
+    ];
+    let mut refused = Vec::new();
+    for (kind, idiom) in idioms.iter().enumerate() {
+        for round in 0..10 {
+            let session =
+                engine.spawn(SpawnSpec::new("bash").args(["--norc", "-c", idiom])).unwrap();
+            expect(&session, Until::regex("Password: $").unwrap());
+            if let Err(err) = session.send_secret("hunter2") {
+                refused.push(format!("round {kind}-{round}: {err}"));
+                // (Typed once the program reads, to end the round.)
+                expect(&session, Until::input_wait());
+                session.send_secret("hunter2").unwrap();
+            }
+            expect(&session, Until::text("got-7-end"));
+            session.close().unwrap();
+        }
+    }
+    assert!(refused.is_empty(), "{} refused: {refused:#?}", refused.len());
+    // Read with echo on, at the shell's prompt or by `read`: refused at once (the hold's
+    // bound is 2 s past `input_settle`).
+    let session = bash(&engine);
+    expect(&session, Until::input_wait());
+    for reading in ["the prompt", "read"] {
+        if reading == "read" {
+            session.submit("read -r line; echo \"line-$line\"").unwrap();
+            expect(&session, Until::input_wait());
+        }
+        let started = std::time::Instant::now();
+        let err = session.send_secret("hunter2").unwrap_err();
+        assert!(matches!(err, Error::NotAtPasswordPrompt { .. }), "{reading}: {err}");
+        let took = started.elapsed();
+        assert!(took < Duration::from_millis(500), "{reading}: refused after {took:?}");
+    }
+    session.submit("visible").unwrap();
+    expect(&session, Until::text("line-visible"));
+    // Working with echo on, never reading: held, and refused once the time is out.
+    session.submit("echo sleeping-$((6*7)); sleep 30").unwrap();
+    expect(&session, Until::text("sleeping-42"));
+    let started = std::time::Instant::now();
+    let err = session.send_secret("hunter2").unwrap_err();
+    assert!(matches!(err, Error::NotAtPasswordPrompt { echo: true, .. }), "{err}");
+    assert!(started.elapsed() >= Duration::from_secs(2), "{:?}", started.elapsed());
+    session.send_bytes(b"\x03").unwrap();
+    expect(&session, Until::input_wait());
+    let scrollback = scrollback_once_the_shell_answers(&session, "");
+    assert!(!scrollback.contains("hunter2"), "{scrollback}");
+}
+
 /// A secret needs only some thread of the foreground group blocked on the terminal. Python's
 /// `getpass` beside a daemon thread spinning for ever was refused every time after 2 s
 /// (`NoSecretReader`: the spinning thread "is running"), and a countdown prompt that waits in

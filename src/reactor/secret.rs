@@ -9,8 +9,15 @@
 //! off and went on working: `stty -echo; sleep 9`). Once a look saw the password prompt, one
 //! that sees the terminal echo again holds it too (a prompt reading with a timeout in a loop,
 //! `read -s -t 0.5`, turns echo on between its reads), refused with
-//! [`Error::NotAtPasswordPrompt`] if that is what the last look saw. Any other refusal is
-//! answered at once. A password prompt on a terminal a program of the session relays to (GNU
+//! [`Error::NotAtPasswordPrompt`] if that is what the last look saw. A terminal that still
+//! echoes while no thread of the foreground group reads it holds it too, on the same timer
+//! and bound: its program is on its way to its prompt, which some print before they turn
+//! echo off (`printf 'Password: '; stty -echo; read p`, or Python printing its own prompt
+//! then calling `getpass.getpass('')`: refused at once 3 and 4 times in 6), and it is refused
+//! with [`Error::NotAtPasswordPrompt`] once the time is out (a program working on with echo
+//! on). One that echoes while something reads it (a shell at its prompt, a program reading
+//! a line with echo on, where typing would show the secret) is refused at once, as where
+//! `/proc` cannot tell. Any other refusal is answered at once. A password prompt on a terminal a program of the session relays to (GNU
 //! screen's window, `sudo` with `use_pty`: the session's own terminal is kept raw) is held for
 //! the same way, on the same timer and bound, while the readiness probe sees no reader of it
 //! yet, and refused once the time is out as on the session's own terminal: with
@@ -45,8 +52,8 @@ pub(super) struct HeldSecret {
     dry: bool,
     /// When it was first asked for.
     started: Instant,
-    /// Whether a look held it already: it saw the password prompt, with no reader.
-    waited: bool,
+    /// Whether a look saw the password prompt, with no reader, and held it.
+    saw_prompt: bool,
     /// When it is refused if no program reads by then.
     deadline: Instant,
     /// The caller, answered with the line the secret was typed on (for `skip`).
@@ -76,7 +83,8 @@ impl Reactor {
     ) {
         let started = Instant::now();
         let deadline = after(started, self.config.reader_settle());
-        let mut held = HeldSecret { secret, skip, dry, started, waited: false, deadline, reply };
+        let mut held =
+            HeldSecret { secret, skip, dry, started, saw_prompt: false, deadline, reply };
         // One at a time, a dry look (MCP's, before it asks a person) and a person being asked
         // included: a password prompt reads one secret, and a second would go to whatever
         // reads the terminal next. A session that takes no input says so first, as
@@ -159,6 +167,14 @@ impl Reactor {
         }
     }
 
+    /// Whether session `id`'s terminal is read by no thread of its foreground group, where
+    /// `/proc` tells (see `input_wait::no_terminal_reader`): its program is still working
+    /// towards the prompt it shows. `false` where it cannot tell.
+    fn nothing_reads(&self, id: SessionId) -> bool {
+        let slot = self.sessions.get(&id.0);
+        slot.is_some_and(|slot| input_wait::no_terminal_reader(slot).is_some())
+    }
+
     /// One look: types the secret if a program reads the terminal (or refuses it for another
     /// reason); else holds it until the next look, or refuses it once its time is out.
     fn look_for_secret_reader(&mut self, id: SessionId, mut held: HeldSecret) {
@@ -171,15 +187,22 @@ impl Reactor {
         };
         // Once a look saw a password prompt, a later one that sees none holds the secret
         // too: a prompt that reads with a timeout in a loop (`read -s -t 0.5`) turns echo
-        // back on between its reads.
-        let holds = |err: &Error, waited: bool| match err {
+        // back on between its reads. A terminal that still echoes while nothing reads it
+        // holds it as well: its program is still on its way to its prompt (it printed the
+        // prompt, and has not turned echo off yet: `printf 'Password: '; stty -echo; read`,
+        // or Python printing its prompt before `getpass.getpass('')`). One that echoes while
+        // something reads it (a program reading a line, `read p`) would show the secret:
+        // refused at once.
+        let holds = |err: &Error, saw_prompt: bool, reactor: &Reactor| match err {
             Error::NoSecretReader { .. } => true,
-            Error::NotAtPasswordPrompt { .. } => waited,
+            Error::NotAtPasswordPrompt { echo, .. } => {
+                saw_prompt || (*echo && reactor.nothing_reads(id))
+            }
             _ => false,
         };
         let answer = match answer {
-            Err(err) if holds(&err, held.waited) && Instant::now() < held.deadline => {
-                held.waited = true;
+            Err(err) if Instant::now() < held.deadline && holds(&err, held.saw_prompt, self) => {
+                held.saw_prompt |= matches!(err, Error::NoSecretReader { .. });
                 let at = after(Instant::now(), LOOK_EVERY).min(held.deadline);
                 self.held_secrets.insert(id.0, held);
                 self.schedule(at, Timer::Secret(id.0));
