@@ -45,7 +45,7 @@ pub mod mcp;
 /// The model-facing terminal tools as a library call (see [`tools::Toolbox`]).
 pub mod tools {
     pub use crate::mcp::tools::toolbox::{
-        DEFAULT_MAX_QUEUED_CALLS, ToolCancel, ToolDefinition, ToolResult, Toolbox,
+        DEFAULT_MAX_QUEUED_CALLS, SecretAsk, ToolCancel, ToolDefinition, ToolResult, Toolbox,
     };
 
     /// The longest wait a tool call may ask for (`timeout_ms`, `quiet_ms`...), in

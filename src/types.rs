@@ -43,6 +43,13 @@ impl std::str::FromStr for SessionId {
     }
 }
 
+impl From<u64> for SessionId {
+    /// The id numbered `number`, as a tool result's `session_id` holds it.
+    fn from(number: u64) -> SessionId {
+        SessionId(number)
+    }
+}
+
 /// How a program ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -155,11 +155,14 @@ fn a_cancelled_wait_of_any_tool_returns_nothing() {
     assert!(!closed.is_error, "{}", closed.text);
 }
 
-/// A secret asked of a Toolbox, which has no one to ask, is refused saying so once ("…;
-/// nothing was typed; nothing was typed: …" before).
+/// A secret asked of a Toolbox whose host gave no way to answer is refused saying so once
+/// ("…; nothing was typed; nothing was typed: …" before), and saying only what the model can
+/// do: it pointed the model to `termloom attach 1 --takeover` and `termloom mcp --server`,
+/// neither of which exists in-process. `terminal_run`'s header at the prompt says the host,
+/// not "this client", cannot ask.
 #[test]
 fn a_toolbox_refuses_a_secret_saying_why_once() {
-    if !require("bash") {
+    if !require("bash") || !require("python3") {
         return;
     }
     let toolbox = Toolbox::new(engine());
@@ -170,8 +173,74 @@ fn a_toolbox_refuses_a_secret_saying_why_once() {
     let id = started.structured.unwrap()["session_id"].clone();
     let refused = toolbox.call("terminal_send", &json!({"session_id": id, "secret": true}));
     assert!(refused.is_error, "{}", refused.text);
-    assert!(refused.text.contains("a Toolbox has no one to ask"), "{}", refused.text);
+    assert_eq!(refused.error_code.as_deref(), Some("no_answer"), "{}", refused.text);
+    let said = "the host running these tools gave them no way to ask for one";
+    assert!(refused.text.contains(said), "{}", refused.text);
+    assert!(refused.text.contains("keys=\"<C-c>\""), "{}", refused.text);
+    for missing in ["termloom", "attach", "--server", "client"] {
+        assert!(!refused.text.contains(missing), "{missing}: {}", refused.text);
+    }
     assert_eq!(refused.text.matches("nothing was typed").count(), 1, "{}", refused.text);
+    toolbox.call("terminal_close", &json!({"session_id": id}));
+    let command = "python3 -c 'import getpass; print(len(getpass.getpass()))'";
+    let ran = toolbox.call("terminal_run", &json!({"command": command}));
+    assert!(!ran.is_error, "{}", ran.text);
+    let header = "gave them no way to ask its person for it: interrupt it";
+    assert!(ran.text.contains(header), "{}", ran.text);
+    assert!(!ran.text.contains("client"), "{}", ran.text);
+    let id = ran.structured.unwrap()["session_id"].clone();
+    toolbox.call("terminal_close", &json!({"session_id": id}));
+}
+
+/// A host answers a model's `terminal_send secret=true` through
+/// `Toolbox::answer_secrets`: told the session, the program and its prompt, it gives the
+/// secret (here after refusing once, which fails the call with `declined` and types
+/// nothing), which is typed into the program's password prompt and is in no result.
+#[test]
+fn a_toolbox_host_answers_a_secret_the_model_asks_for() {
+    if !require("python3") {
+        return;
+    }
+    let secret = "s3cr3t-value";
+    let asked = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let toolbox = Toolbox::new(engine()).answer_secrets({
+        let asked = asked.clone();
+        move |ask| {
+            let mut asked = asked.lock().unwrap();
+            asked.push(ask.clone());
+            (asked.len() > 1).then(|| secret.to_owned())
+        }
+    });
+    let command = "python3 -c 'import getpass; print(len(getpass.getpass()))'";
+    let ran = toolbox.call("terminal_run", &json!({"command": command}));
+    assert!(!ran.is_error, "{}", ran.text);
+    assert!(ran.text.contains("secret=true"), "{}", ran.text);
+    let structured = ran.structured.unwrap();
+    let id = structured["session_id"].clone();
+    let session = termloom::SessionId::from(id.as_u64().unwrap());
+    let send = json!({"session_id": id, "secret": true, "for_text": "12"});
+    let declined = toolbox.call("terminal_send", &send);
+    assert_eq!(declined.error_code.as_deref(), Some("declined"), "{}", declined.text);
+    assert!(declined.text.contains("nothing was typed"), "{}", declined.text);
+    let typed = toolbox.call("terminal_send", &send);
+    assert!(!typed.is_error, "{}", typed.text);
+    assert!(typed.text.contains("the person typed the secret"), "{}", typed.text);
+    let structured = typed.structured.clone().unwrap();
+    assert_eq!(structured["secret_entered"], true, "{structured}");
+    let read = toolbox.call("terminal_read", &json!({"session_id": id}));
+    assert!(!read.is_error, "{}", read.text);
+    let output = toolbox.engine().session(session).unwrap().scrollback(1 << 20).unwrap().text;
+    assert!(output.lines().any(|line| line.trim() == "12"), "{output}");
+    for result in
+        [&ran.text, &declined.text, &typed.text, &read.text, &structured.to_string(), &output]
+    {
+        assert!(!result.contains(secret), "{result}");
+    }
+    let asked = asked.lock().unwrap();
+    assert_eq!(asked.len(), 2);
+    assert_eq!(asked[0].session, session);
+    assert!(asked[0].program.starts_with("python3"), "{:?}", asked[0]);
+    assert_eq!(asked[0].prompt, "Password:", "{:?}", asked[0]);
     toolbox.call("terminal_close", &json!({"session_id": id}));
 }
 

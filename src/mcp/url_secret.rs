@@ -32,8 +32,9 @@ use serde_json::{Value, json};
 use super::elicit::{Answer, Answers, Asker, Reply, answer_of};
 use super::inflight::CancelToken;
 use super::prompt_owner::PromptOwner;
-use super::secret_page::{HOLD, SecretPage, random_hex};
+use super::secret_page::{HOLD, SecretPage, random_hex, zero};
 use super::tools::ToolError;
+use super::tools::toolbox::{SecretAnswer, SecretAsk};
 use crate::{Engine, SessionId};
 
 /// How often a wait for a secret looks whether its session still runs.
@@ -42,11 +43,23 @@ const SESSION_CHECK: Duration = Duration::from_millis(100);
 /// The most pages stateless rounds keep open for their retries at once (the oldest closes).
 const MAX_WAITING: usize = 16;
 
+/// Why a client without URL-mode elicitation cannot ask its person for a secret, for
+/// `terminal_run`'s header at a password prompt.
+pub(crate) const CLIENT_CANNOT_ASK: &str =
+    "this client cannot ask its person for it (no URL-mode elicitation)";
+
 /// How a tool call can ask its client's person for a secret.
 #[derive(Clone, Copy)]
 pub(crate) enum Secrets<'a> {
-    /// It cannot: the reason, for the model.
+    /// It cannot: the reason, for the model (a server's, whose person may type into the
+    /// session through `termloom attach`).
     Unavailable(&'static str),
+    /// A [`Toolbox`](crate::tools::Toolbox) whose host gave it no way to ask
+    /// ([`Toolbox::answer_secrets`](crate::tools::Toolbox::answer_secrets)): the model can only
+    /// interrupt the program and say what needs the secret.
+    NoHost,
+    /// By a [`Toolbox`](crate::tools::Toolbox) host's answer, called on the call's thread.
+    Host(&'a SecretAnswer),
     /// By a request on the connection (handshake revisions).
     Live(&'a Asker),
     /// By an `input_required` round (2026-07-28); the answers the client sent with this one.
@@ -73,17 +86,59 @@ impl Secrets<'_> {
     /// Asks the person for the secret and types it. The client's accept is only the person's
     /// consent to open the page; its decline or cancel, the call's cancellation, the session's
     /// end or the question's timeout close the page, typing nothing. When no one can be asked,
-    /// says why and how the person can type it instead.
+    /// says why and what can be done instead.
     pub(crate) fn ask(&self, asking: Asking<'_>) -> Result<(), ToolError> {
         match *self {
             Secrets::Unavailable(why) => Err(ToolError::no_answer(format!(
                 "the secret must come from the person, and {why}; nothing was typed: ask the person to type it into the program themselves, never to tell it to you (`termloom attach {} --takeover`, with the server's `-L` or `--socket` if it was given one, lets them type into this session when this server is `termloom mcp --server`, Ctrl-] hands it back; a plain `termloom mcp`'s sessions are reachable by no one else, so they run the program in a terminal of their own)",
                 asking.session
             ))),
+            Secrets::NoHost => Err(ToolError::no_answer(format!(
+                "the secret must come from the person, and the host running these tools gave them no way to ask for one; nothing was typed: interrupt the program with terminal_send keys=\"<C-c>\" (session {}) and say what needs the password, never asking to be told it",
+                asking.session
+            ))),
+            Secrets::Host(answer) => host(answer, asking),
             Secrets::Live(asker) => live(asker, asking),
             Secrets::Rounds(waiting, answers) => rounds(waiting, answers, asking),
         }
     }
+
+    /// Why no one can be asked (for `terminal_run`'s header at a password prompt), or `None`
+    /// when someone can.
+    pub(crate) fn cannot_ask(&self) -> Option<&'static str> {
+        match self {
+            Secrets::Unavailable(_) => Some(CLIENT_CANNOT_ASK),
+            Secrets::NoHost => {
+                Some("the host running these tools gave them no way to ask its person for it")
+            }
+            Secrets::Host(_) | Secrets::Live(_) | Secrets::Rounds(..) => None,
+        }
+    }
+}
+
+/// For a [`Toolbox`](crate::tools::Toolbox) host: asks it for the secret, and types its
+/// answer (through the call's claim, once the same process still asks at the same prompt).
+/// `None` is a refusal; the call's cancellation while the host was asked types nothing.
+fn host(answer: &SecretAnswer, asking: Asking<'_>) -> Result<(), ToolError> {
+    let ask = SecretAsk {
+        session: asking.session,
+        program: asking.owner.program.clone(),
+        pid: asking.owner.pid,
+        prompt: asking.owner.prompt.clone(),
+    };
+    let secret = (answer.0)(&ask);
+    if asking.cancel.is_cancelled() {
+        if let Some(secret) = secret {
+            zero(secret);
+        }
+        return Err(ToolError::cancelled());
+    }
+    let Some(secret) = secret else {
+        return Err(ToolError::declined("the host gave no secret; nothing was typed"));
+    };
+    let typed = (asking.type_it)(&secret);
+    zero(secret);
+    typed
 }
 
 /// Whether `session` still runs: a secret is waited for, and a page kept, only while it does.

@@ -161,11 +161,11 @@ pub(crate) fn run(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         true => session.transcript_lines(0..0, 0).ok().map(|lines| (lines.first, lines.end)),
         false => None,
     };
-    let can_ask = !matches!(call.secrets, super::Secrets::Unavailable(_));
+    let cannot_ask = call.secrets.cannot_ask();
     // (A shell closed after its command has its recording all written, or its error known.)
     let recording = session.info().ok().and_then(|info| recording_word(&info));
     let ran =
-        Ran { id: session.id(), new_session, closed, alternate, retained, can_ask, recording };
+        Ran { id: session.id(), new_session, closed, alternate, retained, cannot_ask, recording };
     // A command waiting in a pager on the primary screen (`git log`, through `less -FRX`)
     // left the caller's position on its prompt line, which the pager erases as it goes on:
     // noted as a read's is, so the next result does not say that line was redrawn.
@@ -213,8 +213,9 @@ struct Ran {
     /// The output's start was dropped by the transcript's bound, which holds these lines
     /// (first, one past the last).
     retained: Option<(u64, u64)>,
-    /// The client can ask its person (for a password: `secret=true`).
-    can_ask: bool,
+    /// Why the client (or a toolbox's host) cannot ask its person for a password
+    /// (`secret=true`), or `None` when it can.
+    cannot_ask: Option<&'static str>,
     /// What went wrong with the session's recording, if anything
     /// ([`recording_word`](super::render::recording_word)).
     recording: Option<&'static str>,
@@ -223,7 +224,7 @@ struct Ran {
 /// Lays out `terminal_run`'s result within `budget`: the command takes its part, the end of
 /// the output the rest.
 fn run_result(ran: Ran, command: &str, result: &CommandResult, budget: &mut Budget) -> ToolOutput {
-    let Ran { id, new_session, closed, alternate, retained, can_ask, recording } = ran;
+    let Ran { id, new_session, closed, alternate, retained, cannot_ask, recording } = ran;
     let command = budget.label(command, LABEL, "command");
     let (output, omitted) = budget.end(&result.output, usize::MAX);
     // The command is not repeated: the model just wrote it (structuredContent carries it).
@@ -312,12 +313,13 @@ fn run_result(ran: Ran, command: &str, result: &CommandResult, budget: &mut Budg
             (None, _)
                 if result.waiting_for_input
                     && result.status.input_kind == Some(crate::InputKind::Password)
-                    && !can_ask =>
+                    && cannot_ask.is_some() =>
             {
                 format!(
-                    "[{} waiting for {} after {secs:.2} s in session {id}: a password comes from the person, never through you, and this client cannot ask its person for it (no URL-mode elicitation): interrupt it with terminal_send keys=\"<C-c>\" and say what needs it{}]",
+                    "[{} waiting for {} after {secs:.2} s in session {id}: a password comes from the person, never through you, and {}: interrupt it with terminal_send keys=\"<C-c>\" and say what needs it{}]",
                     program,
                     crate::InputKind::Password.describe(),
+                    cannot_ask.unwrap_or_default(),
                     if new_session { "; terminal_close the shell when done" } else { "" }
                 )
             }
@@ -726,7 +728,7 @@ mod tests {
             closed: false,
             alternate: false,
             retained,
-            can_ask: false,
+            cannot_ask: Some(crate::mcp::url_secret::CLIENT_CANNOT_ASK),
             recording: None,
         };
         let text =
@@ -777,7 +779,7 @@ mod tests {
                             closed: false,
                             alternate: true,
                             retained: Some((u64::MAX - 1, u64::MAX)),
-                            can_ask: false,
+                            cannot_ask: Some(crate::mcp::url_secret::CLIENT_CANNOT_ASK),
                             recording: Some("recording not at its path"),
                         },
                         &worst::string(500),

@@ -13,6 +13,7 @@ use super::catalog::{self, TOOLS};
 use super::view::MAX_BYTES_RANGE;
 use super::{Call, Caller, ToolOutput};
 use crate::Engine;
+use crate::SessionId;
 use crate::mcp::DEFAULT_MAX_CONCURRENT_CALLS;
 use crate::mcp::elicit::Inputs;
 use crate::mcp::inflight::CancelToken;
@@ -69,6 +70,37 @@ impl ToolResult {
         let is_error = error_code.is_some();
         ToolResult { text, structured, is_error, image: None, error_code }
     }
+}
+
+/// A [`Toolbox`](crate::tools::Toolbox) host's way to answer `terminal_send secret=true`
+/// ([`Toolbox::answer_secrets`](crate::tools::Toolbox::answer_secrets)).
+#[derive(Clone)]
+pub(crate) struct SecretAnswer(pub Arc<AnswerFn>);
+
+/// The host's callback: the secret for what asks, or `None` to refuse.
+type AnswerFn = dyn Fn(&SecretAsk) -> Option<String> + Send + Sync;
+
+impl std::fmt::Debug for SecretAnswer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SecretAnswer")
+    }
+}
+
+/// What a model's `terminal_send secret=true` asks a
+/// [`Toolbox`](crate::tools::Toolbox)'s host for: the secret the program reading the session's
+/// terminal asks for at its password prompt ([`Toolbox::answer_secrets`](crate::tools::Toolbox::answer_secrets)).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct SecretAsk {
+    /// The session the program runs in.
+    pub session: SessionId,
+    /// The name of the process reading the terminal (`sudo`, `python3`, `ssh`), not the shell
+    /// that started it.
+    pub program: String,
+    /// Its pid, where `/proc` tells.
+    pub pid: Option<i32>,
+    /// The screen's line at the cursor, trimmed: its prompt (`Password:`).
+    pub prompt: String,
 }
 
 /// Ends a tool call's waits from any thread (see [`Toolbox::call_cancellable`]).
@@ -130,6 +162,8 @@ pub struct Toolbox {
     max_bytes: Option<u64>,
     /// The threads running [`Toolbox::call_async`] calls, shared by the toolbox's clones.
     calls: Arc<CallThreads>,
+    /// The host's answer to `terminal_send secret=true`, if it gave one.
+    secrets: Option<SecretAnswer>,
 }
 
 /// A [`Toolbox::call_async`] call, as its thread runs it.
@@ -223,7 +257,39 @@ impl Toolbox {
             enabled: TOOLS.iter().map(|tool| tool.name).collect(),
             max_bytes: None,
             calls: CallThreads::new(DEFAULT_MAX_CONCURRENT_CALLS, DEFAULT_MAX_QUEUED_CALLS),
+            secrets: None,
         }
+    }
+
+    /// Lets the host answer a model's `terminal_send secret=true`: when the program reading a
+    /// session's terminal asks for a password, `answer` is called on the call's thread with
+    /// what asks ([`SecretAsk`]: the session, the program and its prompt), and returns the
+    /// secret (asking its person, never the model) or `None` to refuse (the call then fails
+    /// with code `declined`). The secret is typed as [`crate::Session::send_secret`] types
+    /// one, only while the same process still asks at the same prompt, and held for its read
+    /// under the session's secret claim; it appears in no result (the model is told only that
+    /// it was typed), and its copy is zeroed once typed. The call's cancellation does not end
+    /// `answer`; a secret it returns after the call was cancelled is not typed. Without it, no
+    /// secret can be typed through the tools: `terminal_send secret=true` fails with code
+    /// `no_answer`, telling the model to interrupt the program and say what needs the
+    /// password. The toolbox's clones made after share it.
+    ///
+    /// ```no_run
+    /// use termloom::tools::Toolbox;
+    /// use termloom::{Config, Engine};
+    ///
+    /// let toolbox = Toolbox::new(Engine::new(Config::default())?).answer_secrets(|ask| {
+    ///     eprint!("{} (session {}) asks: {} ", ask.program, ask.session, ask.prompt);
+    ///     std::env::var("MY_HOST_PASSWORD").ok()
+    /// });
+    /// # Ok::<(), termloom::Error>(())
+    /// ```
+    pub fn answer_secrets(
+        mut self,
+        answer: impl Fn(&SecretAsk) -> Option<String> + Send + Sync + 'static,
+    ) -> Toolbox {
+        self.secrets = Some(SecretAnswer(Arc::new(answer)));
+        self
     }
 
     /// Sets the most [`Toolbox::call_async`] calls that run at once, each on a thread of its
@@ -357,7 +423,7 @@ impl Toolbox {
             inputs: Inputs::Unavailable(
                 "a Toolbox has no one to ask (a host decides such starts through Config::spawn_hook); nothing was done",
             ),
-            secrets: Secrets::Unavailable("a Toolbox has no one to ask for a secret"),
+            secrets: self.secrets.as_ref().map_or(Secrets::NoHost, Secrets::Host),
             largest: self.max_bytes.unwrap_or(MAX_BYTES_RANGE.1) as usize,
         };
         // A panic in the tool's code (a bug) fails this call alone, as the MCP server's does;
