@@ -407,7 +407,7 @@ impl fmt::Display for Status {
         if let Some(code) = self.last_exit_code {
             write!(f, ", last exit code {code}")?;
         }
-        write!(f, ", last output {:.1}s ago", self.since_output.as_secs_f64())
+        write!(f, ", last output {:.1} s ago", self.since_output.as_secs_f64())
     }
 }
 /// What one [`Session::read`](crate::Session::read) returns: the new part of the transcript.

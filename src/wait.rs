@@ -1170,13 +1170,21 @@ impl fmt::Display for WaitOutcome {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.fired {
             Fired::Matched(m) => {
-                write!(f, "matched {} ({:?}) ", m.condition, m.text)?;
+                // The text matched, unless there is none (a state: `waiting for input`) or
+                // the condition names it already (`text "42"`); not twice.
+                match &m.text {
+                    text if text.is_empty() || m.condition.contains(&format!("{text:?}")) => {
+                        write!(f, "matched {}", m.condition)?
+                    }
+                    text => write!(f, "matched {} ({text:?})", m.condition)?,
+                }
                 match m.location {
                     Location::Transcript { line, offset } => {
-                        write!(f, "at line {line} byte {offset}")?
+                        write!(f, " at line {line} byte {offset}")?
                     }
-                    Location::Screen { row, col } => write!(f, "at row {row} col {col}")?,
-                    Location::Session => f.write_str("in the session's state")?,
+                    Location::Screen { row, col } => write!(f, " at row {row} col {col}")?,
+                    // (The condition is a state: `matched waiting for input`.)
+                    Location::Session => {}
                 }
             }
             Fired::Exited { status } => write!(f, "program exited ({status})")?,
@@ -1184,7 +1192,7 @@ impl fmt::Display for WaitOutcome {
             Fired::Timeout => f.write_str("timed out")?,
             Fired::Cancelled => f.write_str("cancelled")?,
         }
-        write!(f, " after {:?}; {}", self.elapsed, self.status)
+        write!(f, " after {:.2} s; {}", self.elapsed.as_secs_f64(), self.status)
     }
 }
 
@@ -1200,6 +1208,49 @@ mod tests {
         let any = Until::any(vec![Until::stable(ms(0)), Until::quiet(ms(1250))]);
         assert_eq!(any.to_string(), "any of [screen stable for 0 ms, quiet for 1250 ms]");
         assert_eq!(Until::quiet(Duration::from_micros(250)).to_string(), "quiet for 0.25 ms");
+    }
+
+    /// An outcome reads as the crate's other messages: a state matched is named once, with no
+    /// empty `("")` for the text it has not, and durations in seconds, as the tools' headers
+    /// say them (it read `matched waiting for input ("") in the session's state after
+    /// 201.242526ms; ... last output 0.2s ago`).
+    #[test]
+    fn an_outcome_reads_as_the_other_messages() {
+        let status = Status {
+            activity: crate::Activity::WaitingForInput,
+            since_output: Duration::from_millis(201),
+            ..Status::default()
+        };
+        let outcome = |condition: &str, text: &str, location| WaitOutcome {
+            fired: Fired::Matched(Match {
+                condition: condition.to_owned(),
+                text: text.to_owned(),
+                location,
+            }),
+            elapsed: Duration::from_nanos(201_242_526),
+            screen: None,
+            status: status.clone(),
+            exit_holds: false,
+            typed_line: None,
+        };
+        let state = outcome("waiting for input", "", Location::Session);
+        assert_eq!(
+            state.to_string(),
+            "matched waiting for input after 0.20 s; waiting for input, last output 0.2 s ago"
+        );
+        let named = outcome("text \"42\"", "42", Location::Transcript { line: 3, offset: 0 });
+        assert_eq!(
+            named.to_string(),
+            "matched text \"42\" at line 3 byte 0 after 0.20 s; waiting for input, last output 0.2 s ago"
+        );
+        let found = outcome("screen regex /4./", "42", Location::Screen { row: 1, col: 5 });
+        assert!(
+            found
+                .to_string()
+                .starts_with("matched screen regex /4./ (\"42\") at row 1 col 5 after 0.20 s;")
+        );
+        let timeout = WaitOutcome { fired: Fired::Timeout, ..state };
+        assert!(timeout.to_string().starts_with("timed out after 0.20 s; "), "{timeout}");
     }
 
     /// A program quiet for `quiet` ms, its screen as still, never seen busy, not checked for
