@@ -37,7 +37,7 @@ fn model(step: usize, last: Option<&ToolResult>) -> Option<(&'static str, Value)
 }
 
 fn main() -> Result<(), termloom::Error> {
-    let toolbox = Toolbox::new(Engine::new(Config::default())?).max_bytes(4 << 10);
+    let toolbox = Toolbox::new(Engine::new(Config::default())?).max_bytes(4 << 10)?;
     // What a host gives its model: names, descriptions and input schemas.
     for tool in toolbox.definitions() {
         let first_line = tool.description.lines().next().unwrap_or_default();

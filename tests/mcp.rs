@@ -5277,7 +5277,10 @@ fn transcript_lines_search_and_find() {
     assert!(regex.contains("bad regular expression"), "{regex}");
     let two =
         client.tool_error("terminal_read", json!({"session_id": id, "search": "a", "find": "b"}));
-    assert!(two.contains("one of `lines`, `search`, `find`, `svg` and `png`"), "{two}");
+    assert!(
+        two.contains("one of `lines`, `search`, `find`, `screen_rows`, `svg` and `png`"),
+        "{two}"
+    );
     // Arguments that would be left unused are refused, not dropped.
     let images =
         client.tool_error("terminal_read", json!({"session_id": id, "svg": true, "png": true}));

@@ -196,6 +196,28 @@ impl Budget {
         (kept, before, after)
     }
 
+    /// The `max_bytes` that shows `more` JSON bytes besides what this call's does, once per
+    /// copy, and a sixteenth more.
+    fn enough(&self, more: usize) -> usize {
+        let enough = self.max_bytes.saturating_add(more.saturating_mul(self.copies));
+        enough.saturating_add(enough / 16)
+    }
+
+    /// How to see what a result left out of session `id`'s screen, `left_out` (its text from
+    /// row `row` on, the first row left out or cut), to follow "left out; ": a larger
+    /// `max_bytes`, when one the call may ask for shows it; else its rows from `row` on with
+    /// `screen_rows`, which shows them a result at a time within any `max_bytes` (under a
+    /// host's budget, a larger `max_bytes` returned the same cut screen and the same advice).
+    pub(crate) fn see_screen(&self, id: SessionId, left_out: &str, row: usize) -> String {
+        if self.enough(json_len(left_out)) <= self.largest {
+            return "call terminal_read with view=\"screen\" and a larger max_bytes".to_owned();
+        }
+        format!(
+            "it is more than one result shows (max_bytes={} at most): read its rows from row {row} on with terminal_read session_id={id} screen_rows=\"{row}-\"",
+            self.largest
+        )
+    }
+
     /// How to see what a result left out of session `id`'s transcript, to follow "left out; ":
     /// `left_out`, the texts left out (before and after what was kept: a read of the
     /// scrollback keeps the end, so it must hold both), and `unseen` more bytes the result
@@ -227,9 +249,7 @@ impl Budget {
             0 => unseen.saturating_mul(2),
             len => unseen.saturating_mul(escaped_sample).div_ceil(len),
         };
-        let more = escaped.saturating_add(unseen);
-        let enough = self.max_bytes.saturating_add(more.saturating_mul(self.copies));
-        let enough = enough.saturating_add(enough / 16);
+        let enough = self.enough(escaped.saturating_add(unseen));
         let largest = self.largest;
         if enough <= largest {
             return format!(

@@ -366,7 +366,7 @@ const VIEW: &[ArgDef] = &[
         ),
     },
     max_bytes(DEFAULT_MAX_BYTES),
-    flag("styles", "Mark styled screen text: default ⟦highlights⟧, true ⟦style|all⟧, false none."),
+    flag("styles", "Styled screen text: default ⟦highlights⟧, true ⟦style|all⟧, false none."),
 ];
 
 /// A string argument.
@@ -413,7 +413,7 @@ fn wait_timeout_description() -> String {
 /// The optional wait every reading tool takes: its conditions, then [`WAIT_TIMEOUT`].
 const WAIT: &[ArgDef] = &[
     text("for_text", "Text in a new transcript line."),
-    text("for_regex", "Regex (Rust syntax) matching a new transcript line."),
+    text("for_regex", "Rust regex matching a new transcript line."),
     text("for_screen_text", "Text on the screen."),
     text("for_screen_regex", "Regex matching a screen row."),
     number(
@@ -434,9 +434,12 @@ const WAIT: &[ArgDef] = &[
 
 /// `terminal_read`'s look-ups, which leave the read cursor where it is.
 const LOOKUPS: &[ArgDef] = &[
-    text("lines", "Transcript lines by number: \"120-160\", \"120-\"."),
-    text("search", "Regex: the transcript lines it matches."),
+    text("lines", "Transcript lines: \"120-160\", \"120-\"."),
+    text("search", "Regex: transcript lines it matches."),
     text("find", "Where this text is on the screen."),
+    // (Undescribed, for `tools/list` to stay within 8 KB: a look at a screen larger than
+    // the result may be advises it, with its value, `screen_rows="20-"`.)
+    text("screen_rows", ""),
     flag("svg", "The screen as SVG text."),
     flag("png", "The screen as a PNG image."),
 ];

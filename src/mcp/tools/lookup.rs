@@ -9,12 +9,13 @@ use crate::Session;
 use super::args::Args;
 use super::budget::Budget;
 use super::render::{Header, header, push_block, recording_word, status_json};
+use super::screen_diff::{Frame, Styles};
 use super::view::max_bytes;
 use super::waits::Report;
 use super::{Call, ToolError, ToolOutput};
 
 /// The look-up arguments; a call takes one at most.
-const LOOKUPS: [&str; 5] = ["lines", "search", "find", "svg", "png"];
+const LOOKUPS: [&str; 6] = ["lines", "search", "find", "screen_rows", "svg", "png"];
 /// Most places `find` lists.
 const MAX_FOUND: usize = 20;
 
@@ -32,7 +33,7 @@ pub(crate) fn asked(args: &Args) -> Result<Option<&'static str>, ToolError> {
         ))),
         [name] => Ok(Some(name)),
         _ => Err(ToolError::invalid_input(format!(
-            "terminal_read takes one of `lines`, `search`, `find`, `svg` and `png` at a time, not {}",
+            "terminal_read takes one of `lines`, `search`, `find`, `screen_rows`, `svg` and `png` at a time, not {}",
             given.join(" and ")
         ))),
     }
@@ -64,6 +65,10 @@ pub(crate) fn lookup(
         "png" => return png(session, max, largest).map(|output| after_wait(output, waited, max)),
         "lines" => lines(session, value, max, rows_structured)?,
         "search" => search(session, value, max, rows_structured)?,
+        "screen_rows" => {
+            let styles = super::view::styles(args);
+            screen_rows(session, value, max, styles, rows_structured)?
+        }
         _ => find(session, value)?,
     };
     let status = session.status()?;
@@ -194,25 +199,10 @@ fn lines(
     max: usize,
     rows_structured: bool,
 ) -> Result<(String, serde_json::Value), ToolError> {
-    let bad = || {
-        ToolError::invalid_input(format!(
-            "lines must be \"FIRST-LAST\" (line numbers, as shown by search or scrollback), \"FIRST-\" to the end or one line's \"N\", e.g. \"120-160\"; got {}",
-            super::args::quoted(range)
-        ))
-    };
-    // One line by its number (`"7"`) is the range of that line alone.
-    let (from, to) = range.split_once('-').unwrap_or((range, range));
-    let from: u64 = from.trim().parse().map_err(|_| bad())?;
-    let to: u64 = match to.trim() {
-        // To the end (a line past the last there can be).
-        "" => from.max(u64::MAX - 1),
-        to => to.parse().map_err(|_| bad())?,
-    };
-    if to < from {
-        return Err(ToolError::invalid_input(format!(
-            "lines {range:?} ends before it begins: give the first line, then the last"
-        )));
-    }
+    let form = "\"FIRST-LAST\" (line numbers, as shown by search or scrollback), \"FIRST-\" to the end or one line's \"N\", e.g. \"120-160\"";
+    // To the end: a line past the last there can be.
+    let (from, to) = numbers(("lines", "line"), range, form)?;
+    let to = to.unwrap_or(from.max(u64::MAX - 1));
     let found = session.transcript_lines(from..to.saturating_add(1), max)?;
     // The lines asked for, as a message repeats them: `line 7` for "7-7".
     let asked = if from == to { format!("line {from}") } else { format!("lines {range}") };
@@ -241,6 +231,83 @@ fn lines(
         more.unwrap_or_default()
     );
     let structured = json!({"session_id": session.id().0, "first_line": first, "last_line": last});
+    Ok((block, with_rows(structured, kept, rows_structured)))
+}
+
+/// The first and last number of `range`, `"A-B"`, `"A-"` (no last: to the end) or `"A"` (that
+/// one alone), as look-up `name` takes its `what`s; a range that is none is refused, saying
+/// the `form` one takes.
+fn numbers(
+    (name, what): (&str, &str),
+    range: &str,
+    form: &str,
+) -> Result<(u64, Option<u64>), ToolError> {
+    let bad = || {
+        let got = super::args::quoted(range);
+        ToolError::invalid_input(format!("{name} must be {form}; got {got}"))
+    };
+    let (from, to) = range.split_once('-').unwrap_or((range, range));
+    let from: u64 = from.trim().parse().map_err(|_| bad())?;
+    let to = match to.trim() {
+        "" => None,
+        to => Some(to.parse().map_err(|_| bad())?),
+    };
+    if to.is_some_and(|to| to < from) {
+        return Err(ToolError::invalid_input(format!(
+            "{name} {range:?} ends before it begins: give the first {what}, then the last"
+        )));
+    }
+    Ok((from, to))
+}
+
+/// `screen_rows="A-B"` (or `"A-"`, to the last row with text, or `"A"`, that row alone): the
+/// screen's rows as a look at the screen shows them (`styles` marked, the cursor too),
+/// numbered (`12│text`), as many as `max` bytes hold, and how to read those left out; the
+/// rows in the structured result too (as `lines`) when `rows_structured`. For a screen larger
+/// than one result may be: a look at it says from which row to read on.
+fn screen_rows(
+    session: &Session,
+    range: &str,
+    max: usize,
+    styles: Styles,
+    rows_structured: bool,
+) -> Result<(String, serde_json::Value), ToolError> {
+    let form = "\"FIRST-LAST\" (row numbers, from 0 at the top), \"FIRST-\" to the last row with text or one row's \"N\", e.g. \"20-39\"";
+    let (from, to) = numbers(("screen_rows", "row"), range, form)?;
+    let (screen, runs) = match styles {
+        Styles::Off => (session.screen()?, Vec::new()),
+        _ => session.styled_screen().map(|styled| (styled.screen, styled.runs))?,
+    };
+    let screen = &screen;
+    let rows = screen.lines.len() as u64;
+    if from >= rows {
+        return Err(ToolError::invalid_input(format!(
+            "screen_rows {range:?}: the screen has rows 0-{}",
+            rows.saturating_sub(1)
+        )));
+    }
+    let last = match to {
+        Some(to) => to.min(rows - 1),
+        None => (screen.used_rows() as u64).saturating_sub(1).max(from),
+    };
+    let frame = Frame::new(screen, &runs, styles);
+    let lines: Vec<(u64, String)> =
+        (from..=last).map(|row| (row, frame.rows_text(row as usize..row as usize + 1))).collect();
+    let (text, kept) = numbered(&lines, max, false);
+    let shown = from + kept.len() as u64 - 1;
+    let more = match shown < last {
+        true => format!(
+            "\n[... rows {}-{last} left out by max_bytes; read them with screen_rows=\"{}-{last}\"]",
+            shown + 1,
+            shown + 1
+        ),
+        false => String::new(),
+    };
+    let block = format!(
+        "--- screen rows {from}-{shown} of {}x{} ---\n{text}{more}",
+        screen.cols, screen.rows
+    );
+    let structured = json!({"session_id": session.id().0, "first_row": from, "last_row": shown});
     Ok((block, with_rows(structured, kept, rows_structured)))
 }
 

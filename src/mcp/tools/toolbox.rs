@@ -140,7 +140,7 @@ impl Default for ToolCancel {
 /// use termloom::tools::Toolbox;
 /// use termloom::{Config, Engine};
 ///
-/// let toolbox = Toolbox::new(Engine::new(Config::default())?).max_bytes(8 << 10);
+/// let toolbox = Toolbox::new(Engine::new(Config::default())?).max_bytes(8 << 10)?;
 /// for tool in toolbox.definitions() {
 ///     println!("{}: {}", tool.name, tool.input_schema);
 /// }
@@ -336,12 +336,28 @@ impl Toolbox {
     }
 
     /// Sets the host's byte budget: calls without `max_bytes` use it, calls with a larger one
-    /// are held to it, and advice to read more stays within it. It is held to the tools' own
-    /// range, 256 bytes to 1 MiB (a smaller or larger budget is taken as the range's end).
-    pub fn max_bytes(mut self, budget: usize) -> Toolbox {
+    /// are held to it, and advice to read more stays within it (a screen larger than one
+    /// result is read a part at a time, `terminal_read screen_rows="20-"`, not with a larger
+    /// `max_bytes`). It bounds a result's strings (transcript, screen, title, matched text),
+    /// shared by its text and structured JSON; the fixed framing around them (the status
+    /// header, notes on what was left out) adds at most
+    /// [`MAX_BYTES_OVERHEAD`](crate::mcp::MAX_BYTES_OVERHEAD) bytes: a result's text and
+    /// structured JSON together stay within `budget + MAX_BYTES_OVERHEAD`, so with a small
+    /// budget the framing may be most of a result.
+    ///
+    /// A budget below the tools' least `max_bytes`, 256 bytes (as a call's own `max_bytes`
+    /// is), is refused ([`crate::Error::InvalidInput`]): no result fits it. One above their
+    /// most, 1 MiB, is taken as that (no call may ask for more).
+    pub fn max_bytes(mut self, budget: usize) -> crate::Result<Toolbox> {
         let (least, most) = MAX_BYTES_RANGE;
-        self.max_bytes = Some((budget as u64).clamp(least, most));
-        self
+        if (budget as u64) < least {
+            return Err(crate::Error::InvalidInput(format!(
+                "a toolbox's max_bytes must be at least {least} (got {budget}): it bounds a result's strings, and the status header and notes around them take up to {} bytes more; give {least} or more",
+                crate::mcp::MAX_BYTES_OVERHEAD
+            )));
+        }
+        self.max_bytes = Some((budget as u64).min(most));
+        Ok(self)
     }
 
     /// The engine the tools drive.

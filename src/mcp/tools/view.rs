@@ -124,20 +124,24 @@ impl ViewArgs {
 /// Reads `view`, `max_bytes` and `styles`.
 pub(crate) fn view_args(args: &Args) -> Result<ViewArgs, ToolError> {
     let view = View::ALL.into_iter().find(|view| args.str("view") == Some(view.name()));
-    let styles = match args.bool("styles") {
-        Some(true) => Styles::All,
-        Some(false) => Styles::Off,
-        None => Styles::Meaningful,
-    };
     let view = view.unwrap_or(View::New);
     Ok(ViewArgs {
         view,
         max_bytes: max_bytes(args)?,
-        styles,
+        styles: styles(args),
         whole: view == View::Screen,
         typed: Typed::Nothing,
         echo_at: None,
     })
+}
+
+/// Which styled runs `styles` asks to mark on the screen.
+pub(crate) fn styles(args: &Args) -> Styles {
+    match args.bool("styles") {
+        Some(true) => Styles::All,
+        Some(false) => Styles::Off,
+        None => Styles::Meaningful,
+    }
 }
 
 /// Reads `max_bytes` (which has a default).
@@ -1135,7 +1139,24 @@ fn layout(
                 false if frame.cursor_marked() => CursorShown::Marked,
                 false => CursorShown::Told,
             };
-            let (json, block) = model_view(snapshot, cursor, changed, title, kept, omitted);
+            let see_more = match omitted {
+                0 => String::new(),
+                _ => {
+                    // From the row the cut left out or cut: the whole screen's text is a line
+                    // a row, the changed rows' text a numbered line (`12│...`) each.
+                    let cut = line_start(full, kept.len());
+                    let row = match shape {
+                        Shape::Whole => full[..cut].matches('\n').count(),
+                        Shape::Changes(_) => {
+                            let number = full[cut..].split('│').next().unwrap_or_default();
+                            number.parse().unwrap_or_default()
+                        }
+                    };
+                    budget.see_screen(reading.id, &full[cut..], row)
+                }
+            };
+            let (json, block) =
+                model_view(snapshot, cursor, changed, (title, kept), (omitted, &see_more));
             push_block(&mut text, &block);
             json
         }

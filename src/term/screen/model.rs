@@ -102,16 +102,16 @@ pub(crate) enum CursorShown {
 }
 
 /// The screen with its `title` and `text` as the budget left them (`omitted` bytes of the
-/// text cut from its end): JSON, and the text block for a model. `cursor`: how the cursor is
-/// shown (marked in the text, told by the header, or not at all). `changed`
-/// says what `text` holds when it holds only the changes since a screen the caller saw.
+/// text cut from its end, which `see_more` says how to see): JSON, and the text block for a
+/// model. `cursor`: how the cursor is shown (marked in the text, told by the header, or not
+/// at all). `changed` says what `text` holds when it holds only the changes since a screen
+/// the caller saw.
 pub(crate) fn model_view(
     screen: &Screen,
     cursor: CursorShown,
     changed: Option<Changed>,
-    title: &str,
-    text: &str,
-    omitted: usize,
+    (title, text): (&str, &str),
+    (omitted, see_more): (usize, &str),
 ) -> (Value, String) {
     let json = json!({
         "cols": screen.cols,
@@ -182,9 +182,7 @@ pub(crate) fn model_view(
         if !text.is_empty() && !text.ends_with('\n') {
             block.push('\n');
         }
-        block.push_str(&format!(
-            "[... {omitted} more bytes of the screen left out; call terminal_read with view=\"screen\" and a larger max_bytes]"
-        ));
+        block.push_str(&format!("[... {omitted} more bytes of the screen left out; {see_more}]"));
     }
     (json, block)
 }
