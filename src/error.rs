@@ -149,6 +149,24 @@ pub enum Error {
         /// The panic's message (held to about 2 KiB, its start and end kept).
         message: String,
     },
+    /// A wait's regular expression could not be searched within its bound of work: its lazy
+    /// DFA gave up on a line or screen row (a pattern of many positions whose states it cannot
+    /// keep, as `[ab]*a[ab]{990}c` over random `a`s and `b`s), and either its matches have no
+    /// longest length and the text left was longer than the search tracking every position
+    /// at each byte takes (4 Mi positions times bytes: 4 KiB for a pattern of 1,000
+    /// characters and classes), or they have one and its search in windows of twice that
+    /// length spent the work one check of a line or row may (12 Mi units, each about a position tracked over a byte:
+    /// `a[ab]{990}c` over 256 KiB, `error.{0,100}refused` over 1 MiB of log words), or the
+    /// pattern has a Unicode word boundary (`\b`) and the line a non-ASCII byte, and its
+    /// positions times the bytes left did not fit that work. Counted, not timed: the same
+    /// pattern and text decide alike whatever the machine's load. That wait ended, as it
+    /// could neither hold nor be told never to; the session goes on.
+    WaitRegexUndecided {
+        /// The condition, as it describes itself (a long description by its start and size).
+        condition: String,
+        /// The bytes of the line or row left to search.
+        bytes: usize,
+    },
     /// termloom's own code panicked while carrying out a request (a bug: please report it).
     /// When the request was for a session, that session was closed (its state may be
     /// inconsistent), with the panic in its `closed_reason`; the engine and every other
@@ -358,6 +376,7 @@ impl Error {
             Error::SecretThroughMultiplexer { .. } => "secret_through_multiplexer",
             Error::SecretPending { .. } => "secret_pending",
             Error::EngineStopped => "engine_stopped",
+            Error::WaitRegexUndecided { .. } => "regex_undecided",
             Error::WaitConditionPanicked { .. } | Error::RequestPanicked { .. } => "internal",
             Error::Io { .. } => "io",
         }
@@ -563,6 +582,10 @@ impl fmt::Display for Whole<'_> {
             Error::WaitConditionPanicked { condition, message } => write!(
                 f,
                 "the wait's condition {condition} panicked ({message}); that wait ended, the session goes on: fix the test, or return false where it cannot decide"
+            ),
+            Error::WaitRegexUndecided { condition, bytes } => write!(
+                f,
+                "the wait's condition {condition} could not be searched within its bound of work ({bytes} bytes of a line or row left, with the pattern's states too many to keep): that wait ended, the session goes on; match a shorter part of the text, with fewer counted repetitions ([ab]{{20}} rather than [ab]{{990}})"
             ),
             Error::RequestPanicked { session: Some(session), message } => write!(
                 f,

@@ -4,6 +4,7 @@ use std::fmt;
 use std::time::Duration;
 
 use regex::Regex;
+use search::{CallerRegex, Undecided};
 use serde::Serialize;
 
 use crate::error::{Error, Result};
@@ -14,6 +15,7 @@ use crate::types::Status;
 
 mod empty;
 pub(crate) mod positions;
+pub(crate) mod search;
 mod unshown;
 
 /// A condition a [`Session::wait`](crate::Session::wait) blocks for.
@@ -44,12 +46,11 @@ pub struct Until(pub(crate) Cond);
 #[derive(Debug, Clone)]
 pub(crate) enum Cond {
     Text(String),
-    /// With its positions ([`positions::positions`]), which weigh its overlap search.
-    Regex(Regex, usize),
+    Regex(CallerRegex),
     Screen(String),
-    ScreenRegex(Regex),
+    ScreenRegex(CallerRegex),
     ScreenRow(u16, String),
-    ScreenRowRegex(u16, Regex),
+    ScreenRowRegex(u16, CallerRegex),
     Cursor(u16, u16),
     ScreenFn(ScreenTest),
     StyledFn(StyledTest),
@@ -269,8 +270,7 @@ fn parse_caller(pattern: &str) -> std::result::Result<Parsed, String> {
 /// pattern; a wait for it held at once), or when every match of
 /// it holds a line break or another control character, which no line of the transcript or
 /// the screen holds (a wait for it could never hold: it ran out its whole timeout).
-/// With its positions ([`positions::positions`]).
-fn compile(pattern: &str) -> Result<(Regex, usize)> {
+fn compile(pattern: &str) -> Result<CallerRegex> {
     let Parsed { regex, hir, positions } = parse_caller(pattern).map_err(Error::InvalidInput)?;
     if empty::matches_every_line(&hir) {
         return Err(Error::InvalidInput(format!(
@@ -279,7 +279,10 @@ fn compile(pattern: &str) -> Result<(Regex, usize)> {
         )));
     }
     let why = match unshown::needs_unshown(&hir) {
-        None => return Ok((regex, positions)),
+        None => {
+            return CallerRegex::new(regex, &hir, positions, MAX_COMPILED_BYTES)
+                .map_err(Error::InvalidInput);
+        }
         Some(unshown::Unshown::LineBreak) => {
             "text holding a line break; transcript and screen conditions match within one line (each line is searched alone), so the wait could never hold: match the line you wait for alone (the last line's text), or drop the line break (\\n?, or (\\n|$))"
         }
@@ -337,19 +340,20 @@ const OVERLAP_WORK_POSITIONS: usize = 16;
 /// two more over the unread text: in a release build, the worst patterns the refusal rules
 /// take (`[ab]*a[ab]{900}c|b`, `.*a.{300}c|b`, `(.*a.{200}c)?b`, `[ab]*a[ab]{60}c|b` over
 /// random `a`s and `b`s read but for the last byte) spent at most 0.13 s on a line of 1,446
-/// to 131,072 bytes.
+/// to 131,072 bytes. A regex whose lazy DFA gives up ([`search`]) shares one bound of work
+/// ([`search::Work`]) across the call's searches.
 fn first_new_match(
-    re: &Regex,
-    positions: usize,
+    re: &CallerRegex,
     line: &str,
     read: usize,
-) -> Option<(usize, String)> {
+) -> std::result::Result<Option<(usize, String)>, Undecided> {
     if read >= line.len() {
-        return None;
+        return Ok(None);
     }
-    let found_new = |found: regex::Match<'_>| {
-        (found.end() > read).then(|| (found.start(), found.as_str().to_owned()))
-    };
+    let positions = re.positions();
+    let mut work = search::Work::new();
+    let found_new =
+        |(start, end): (usize, usize)| (end > read).then(|| (start, line[start..end].to_owned()));
     let mut from = 0;
     let mut budget = line.len().saturating_mul(OVERLAP_WORK_PER_BYTE).max(OVERLAP_WORK_MIN);
     budget = budget.saturating_mul(OVERLAP_WORK_POSITIONS) / positions.max(OVERLAP_WORK_POSITIONS);
@@ -360,24 +364,33 @@ fn first_new_match(
             break;
         }
         budget -= cost;
-        let found = re.find_at(line, from)?;
+        // A search that cannot decide within its own bound leaves the rest to the search
+        // from the end of what was read.
+        let Ok(found) = re.find_at(line, from, &mut work) else {
+            break;
+        };
+        let Some(found) = found else {
+            return Ok(None);
+        };
         if let Some(new) = found_new(found) {
-            return Some(new);
+            return Ok(Some(new));
         }
         // No match starts between `from` and this one (the leftmost from `from`), and this
         // one's start gives no other: the next may start one character after it.
-        from = next_boundary(line, found.start());
+        from = next_boundary(line, found.0);
     }
     // Past the bound: a match starting at the end of what was read, or later. Only an empty
     // one there holds nothing new; the next starts a character on.
     let at = floor_boundary(line, read.max(from));
-    let found = re.find_at(line, at)?;
+    let Some(found) = re.find_at(line, at, &mut work)? else {
+        return Ok(None);
+    };
     if let Some(new) = found_new(found) {
-        return Some(new);
+        return Ok(Some(new));
     }
-    match at < line.len() && found.start() == at {
-        true => re.find_at(line, next_boundary(line, at)).and_then(found_new),
-        false => None,
+    match at < line.len() && found.0 == at {
+        true => Ok(re.find_at(line, next_boundary(line, at), &mut work)?.and_then(found_new)),
+        false => Ok(None),
     }
 }
 
@@ -434,9 +447,17 @@ impl Until {
     /// line), and a blank row the cursor skips over (moved down, `CSI B`) counts as a blank
     /// line printed. On the screen, `^$` holds at once on nearly any screen, whose rows below
     /// the last printed are blank: match a row ([`Until::screen_row_regex`]) instead.
+    /// A search whose lazy DFA gives up on a line (too many states to keep:
+    /// `[ab]*a[ab]{990}c` over random `a`s and `b`s) searches it again in windows when the
+    /// pattern's matches have a longest length (`error.{0,100}refused`), within 12 Mi
+    /// units of work for one check of the line (a count of work, not a time: it
+    /// decides over 64 KiB of log words, not over 1 MiB), else tracks every position only
+    /// while the positions times the bytes fit 4 Mi; past that the wait fails with
+    /// [`Error::WaitRegexUndecided`] rather than report no match. A pattern with a Unicode
+    /// word boundary (`\b`, `\B`) over a line holding a non-ASCII byte is searched by the
+    /// `regex` crate only while its positions times the bytes fit the same 12 Mi.
     pub fn regex(pattern: &str) -> Result<Until> {
-        let (re, positions) = compile(pattern)?;
-        Ok(Until(Cond::Regex(re, positions)))
+        Ok(Until(Cond::Regex(compile(pattern)?)))
     }
 
     /// `text` appears anywhere on the screen. Rows are matched as [`Screen::lines`] holds
@@ -453,7 +474,7 @@ impl Until {
     /// any screen (its rows below the last printed are blank): a blank row is worth waiting
     /// for by its number ([`Until::screen_row_regex`]).
     pub fn screen_regex(pattern: &str) -> Result<Until> {
-        Ok(Until(Cond::ScreenRegex(compile(pattern)?.0)))
+        Ok(Until(Cond::ScreenRegex(compile(pattern)?)))
     }
 
     /// `text` appears on screen row `row` (from 0; as [`Until::screen_contains`] matches
@@ -469,7 +490,7 @@ impl Until {
     /// ends with that error when a resize puts its row off the screen (unless it is one of
     /// an [`Until::any`] whose other conditions can still hold).
     pub fn screen_row_regex(row: u16, pattern: &str) -> Result<Until> {
-        Ok(Until(Cond::ScreenRowRegex(row, compile(pattern)?.0)))
+        Ok(Until(Cond::ScreenRowRegex(row, compile(pattern)?)))
     }
 
     /// The cursor is at `row` and `col` (both from 0), visible or not: for programs whose
@@ -864,7 +885,7 @@ impl Until {
     /// Whether the condition looks at the transcript.
     pub(crate) fn needs_transcript(&self) -> bool {
         match &self.0 {
-            Cond::Text(_) | Cond::Regex(..) => true,
+            Cond::Text(_) | Cond::Regex(_) => true,
             Cond::Any(all) => all.iter().any(Until::needs_transcript),
             _ => false,
         }
@@ -872,7 +893,13 @@ impl Until {
 
     /// Searches one transcript line, whole (a regex's `^` is the line's start), for a match
     /// that ends past its first `read` bytes: one that holds new text.
-    pub(crate) fn match_line(&self, number: u64, line: &str, read: usize) -> Option<Match> {
+    /// A regex that could not decide within its bound of work says so ([`Undecided`]).
+    pub(crate) fn match_line(
+        &self,
+        number: u64,
+        line: &str,
+        read: usize,
+    ) -> std::result::Result<Option<Match>, Undecided> {
         let found = match &self.0 {
             Cond::Text(text) => {
                 // A match that starts here or later ends past `read`.
@@ -882,17 +909,15 @@ impl Until {
                 }
                 line[from..].find(text.as_str()).map(|at| (from + at, text.clone()))
             }
-            Cond::Regex(re, positions) => first_new_match(re, *positions, line, read),
-            Cond::Any(all) => {
-                return all.iter().find_map(|c| c.match_line(number, line, read));
-            }
+            Cond::Regex(re) => first_new_match(re, line, read)?,
+            Cond::Any(all) => return first_of(all, |c| c.match_line(number, line, read)),
             _ => None,
         };
-        found.map(|(offset, text)| Match {
+        Ok(found.map(|(offset, text)| Match {
             condition: self.to_string(),
             text,
             location: Location::Transcript { line: number, offset },
-        })
+        }))
     }
 
     /// Matches transcript line `number`, `line`, when it is blank (empty once settled: the
@@ -905,7 +930,7 @@ impl Until {
             return None;
         }
         match &self.0 {
-            Cond::Regex(re, _) if re.is_match("") => Some(Match {
+            Cond::Regex(re) if matches!(re.find(""), Ok(Some(_))) => Some(Match {
                 condition: self.to_string(),
                 text: String::new(),
                 location: Location::Transcript { line: number, offset: 0 },
@@ -920,7 +945,7 @@ impl Until {
         &self,
         screen: &Screen,
         styled: Option<&StyledScreen>,
-    ) -> Option<Match> {
+    ) -> std::result::Result<Option<Match>, Undecided> {
         let at = |row: usize, text: &str, offset: usize, matched: String| Match {
             condition: self.to_string(),
             text: matched,
@@ -928,13 +953,18 @@ impl Until {
         };
         // Rows as the screen shows them, the cursor's up to the cursor: a prompt's space.
         let rows = || (0..screen.lines.len()).map(|row| (row, matched_row(screen, row)));
-        match &self.0 {
+        Ok(match &self.0 {
             Cond::Screen(needle) => rows().find_map(|(row, text)| {
                 text.find(needle.as_str()).map(|o| at(row, &text, o, needle.clone()))
             }),
-            Cond::ScreenRegex(re) => (0..screen.lines.len()).find_map(|row| {
-                row_regex(re, screen, row).map(|(text, o, found)| at(row, &text, o, found))
-            }),
+            Cond::ScreenRegex(re) => {
+                for row in 0..screen.lines.len() {
+                    if let Some((text, o, found)) = row_regex(re, screen, row)? {
+                        return Ok(Some(at(row, &text, o, found)));
+                    }
+                }
+                None
+            }
             Cond::Cursor(row, col) => ((screen.cursor.row, screen.cursor.col) == (*row, *col))
                 .then(|| Match {
                     condition: self.to_string(),
@@ -953,18 +983,22 @@ impl Until {
             }),
             Cond::ScreenRow(row, needle) => {
                 let row = usize::from(*row);
-                let text = (row < screen.lines.len()).then(|| matched_row(screen, row))?;
+                let Some(text) = (row < screen.lines.len()).then(|| matched_row(screen, row))
+                else {
+                    return Ok(None);
+                };
                 text.find(needle.as_str()).map(|o| at(row, &text, o, needle.clone()))
             }
             Cond::ScreenRowRegex(row, re) => {
                 let row = usize::from(*row);
-                let (text, o, found) =
-                    (row < screen.lines.len()).then(|| row_regex(re, screen, row))??;
-                Some(at(row, &text, o, found))
+                if row >= screen.lines.len() {
+                    return Ok(None);
+                }
+                row_regex(re, screen, row)?.map(|(text, o, found)| at(row, &text, o, found))
             }
-            Cond::Any(all) => all.iter().find_map(|c| c.match_screen(screen, styled)),
+            Cond::Any(all) => return first_of(all, |c| c.match_screen(screen, styled)),
             _ => None,
-        }
+        })
     }
 }
 
@@ -982,24 +1016,51 @@ fn matched_row(screen: &Screen, row: usize) -> std::borrow::Cow<'_, str> {
     }
 }
 
+/// The first match of the alternatives `all` (of [`Until::any`]) that `search` finds, each
+/// tried in turn: one that could not decide does not hide a match of one after it, and the
+/// search says it could not decide only when none matched.
+fn first_of(
+    all: &[Until],
+    mut search: impl FnMut(&Until) -> std::result::Result<Option<Match>, Undecided>,
+) -> std::result::Result<Option<Match>, Undecided> {
+    let mut undecided = None;
+    for c in all {
+        match search(c) {
+            Ok(Some(found)) => return Ok(Some(found)),
+            Ok(None) => (),
+            Err(u) => {
+                undecided.get_or_insert(u);
+            }
+        }
+    }
+    undecided.map_or(Ok(None), Err)
+}
+
 /// A regex's first match on screen row `row` (its text, the match's offset and text): on the
 /// row as the screen shows it, else on the cursor's row up to the cursor, so that `^\$$` and
 /// `^\$ $` both match a prompt `$ ` with the cursor after it.
+/// A search that cannot decide within its bound of work (one [`search::Work`] for both) says
+/// so.
 fn row_regex<'s>(
-    re: &Regex,
+    re: &CallerRegex,
     screen: &'s Screen,
     row: usize,
-) -> Option<(std::borrow::Cow<'s, str>, usize, String)> {
+) -> std::result::Result<Option<(std::borrow::Cow<'s, str>, usize, String)>, Undecided> {
     let shown = screen.lines[row].as_str();
-    if let Some(m) = re.find(shown) {
-        return Some((std::borrow::Cow::Borrowed(shown), m.start(), m.as_str().to_owned()));
+    let mut work = search::Work::new();
+    if let Some((start, end)) = re.find_at(shown, 0, &mut work)? {
+        let found = shown[start..end].to_owned();
+        return Ok(Some((std::borrow::Cow::Borrowed(shown), start, found)));
     }
     let padded = matched_row(screen, row);
     if matches!(padded, std::borrow::Cow::Borrowed(_)) {
-        return None;
+        return Ok(None);
     }
-    let (start, found) = re.find(&padded).map(|m| (m.start(), m.as_str().to_owned()))?;
-    Some((padded, start, found))
+    let Some((start, end)) = re.find_at(&padded, 0, &mut work)? else {
+        return Ok(None);
+    };
+    let found = padded[start..end].to_owned();
+    Ok(Some((padded, start, found)))
 }
 
 /// A wait's duration in milliseconds, as the MCP tools (`quiet_ms`, `stable_ms`) and the
@@ -1016,7 +1077,7 @@ impl fmt::Display for Until {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.0 {
             Cond::Text(t) => write!(f, "text {t:?}"),
-            Cond::Regex(re, _) => write!(f, "regex /{}/", re.as_str()),
+            Cond::Regex(re) => write!(f, "regex /{}/", re.as_str()),
             Cond::Screen(t) => write!(f, "screen text {t:?}"),
             Cond::ScreenRegex(re) => write!(f, "screen regex /{}/", re.as_str()),
             Cond::ScreenRow(row, t) => write!(f, "screen row {row} text {t:?}"),
@@ -1371,11 +1432,12 @@ mod tests {
     /// A line is searched whole, for a match that ends past what was read.
     #[test]
     fn a_line_match_must_hold_new_text() {
-        let found = |until: &Until, read| until.match_line(0, "abc déf abc", read).map(|m| m.text);
+        let found =
+            |until: &Until, read| until.match_line(0, "abc déf abc", read).unwrap().map(|m| m.text);
         let abc = Until::text("abc");
         assert_eq!(found(&abc, 0).as_deref(), Some("abc"));
         // Read up to `d`: the first `abc` is old, the second new.
-        let later = abc.match_line(0, "abc déf abc", 5).unwrap();
+        let later = abc.match_line(0, "abc déf abc", 5).unwrap().unwrap();
         assert_eq!(later.location, Location::Transcript { line: 0, offset: 9 });
         assert_eq!(found(&Until::text("abc"), 12), None);
         // A match that straddles what was read holds new text.
@@ -1407,9 +1469,9 @@ mod tests {
     fn a_regex_match_overlapping_one_already_read_is_found() {
         let found = |pattern: &str, line: &str, read| {
             // Unchecked: the search of patterns a wait refuses (`x*`) is tested too.
-            let parsed = parse_caller(pattern).unwrap();
-            let until = Until(Cond::Regex(parsed.regex, parsed.positions));
-            until.match_line(0, line, read).map(|m| (m.text, m.location))
+            let Parsed { regex, hir, positions } = parse_caller(pattern).unwrap();
+            let re = CallerRegex::new(regex, &hir, positions, MAX_COMPILED_BYTES).unwrap();
+            Until(Cond::Regex(re)).match_line(0, line, read).unwrap().map(|m| (m.text, m.location))
         };
         let at = |offset| Location::Transcript { line: 0, offset };
         assert_eq!(found("ab|b1", "xab1", 3), Some(("b1".to_owned(), at(2))));
@@ -1434,19 +1496,232 @@ mod tests {
     /// 131,072 random `a`s and `b`s: 0.13 s a line in a release build, seconds in a debug one).
     #[test]
     fn a_line_read_to_its_end_is_not_searched() {
+        let line = random_ab(131_072);
+        let until = Until::regex("[ab]*a[ab]{60}c|b").unwrap();
+        let started = std::time::Instant::now();
+        assert_eq!(until.match_line(0, &line, line.len()), Ok(None));
+        let took = started.elapsed();
+        assert!(took < std::time::Duration::from_millis(100), "searched a read line: {took:?}");
+    }
+
+    /// `bytes` random `a`s and `b`s.
+    fn random_ab(bytes: usize) -> String {
         let mut x: u64 = 88_172_645_463_325_252;
-        let line: String = (0..131_072)
+        (0..bytes)
             .map(|_| {
                 x ^= x << 13;
                 x ^= x >> 7;
                 x ^= x << 17;
                 if x & 1 == 0 { 'a' } else { 'b' }
             })
-            .collect();
-        let until = Until::regex("[ab]*a[ab]{60}c|b").unwrap();
+            .collect()
+    }
+
+    /// A regex whose lazy DFA gives up (`[ab]*a[ab]{990}c` over random `a`s and `b`s) is
+    /// searched within its bound of work: over 256 KiB it says it cannot decide, at once (it
+    /// tracked its ~1,000 positions at every byte: 1.9 s in a release build, tens of seconds
+    /// in a debug one; now 20 to 30 ms and 2 s); over 2,992
+    /// bytes it finds its match, which straddles what was read.
+    #[test]
+    fn a_regex_whose_lazy_dfa_gives_up_is_searched_within_its_bound() {
+        let until = Until::regex("[ab]*a[ab]{990}c").unwrap();
+        let line = random_ab(262_144);
         let started = std::time::Instant::now();
-        assert_eq!(until.match_line(0, &line, line.len()), None);
+        assert_eq!(until.match_line(0, &line, 0), Err(Undecided { bytes: 262_144 }));
         let took = started.elapsed();
-        assert!(took < std::time::Duration::from_millis(100), "searched a read line: {took:?}");
+        assert!(took < Duration::from_secs(10), "the search took {took:?}");
+        let line = format!("{}a{}c", &line[..2000], "b".repeat(990));
+        let found = until.match_line(0, &line, 2001).unwrap().expect("a match");
+        assert_eq!(
+            (found.text.as_str(), found.location),
+            (line.as_str(), Location::Transcript { line: 0, offset: 0 })
+        );
+        assert_eq!(until.match_line(0, &line, line.len()), Ok(None));
+    }
+
+    /// A pattern whose matches have a longest length and whose lazy DFA gives up
+    /// (`a[ab]{990}c` over 256 KiB of random `a`s and `b`s) is searched in windows within a
+    /// bound of work, not of time: it stops at the same point with two threads spinning beside
+    /// it as alone. Its windows went on for 400 ms of the wall clock (12 s in a debug build),
+    /// and stopped further on a quiet machine than on a loaded one.
+    #[test]
+    fn a_search_in_windows_stops_alike_on_a_loaded_machine() {
+        let line = random_ab(262_144);
+        let search = || Until::regex("a[ab]{990}c").unwrap().match_line(0, &line, 0);
+        let alone = search();
+        let stop = std::sync::atomic::AtomicBool::new(false);
+        let loaded = std::thread::scope(|scope| {
+            for _ in 0..2 {
+                scope.spawn(|| {
+                    while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                        std::hint::spin_loop();
+                    }
+                });
+            }
+            let loaded = search();
+            stop.store(true, std::sync::atomic::Ordering::Relaxed);
+            loaded
+        });
+        let Err(Undecided { bytes }) = alone else { panic!("decided: {alone:?}") };
+        assert!(bytes < line.len(), "no window searched");
+        assert_eq!(loaded, alone);
+    }
+
+    /// The time of one check of a line by patterns whose lazy DFA gives up, hostile and
+    /// ordinary (BENCHMARKS.md §21): `cargo test --release --lib -- --ignored --nocapture
+    /// time_of_searches_past_the_lazy_dfa`.
+    #[test]
+    #[ignore = "a measurement, for a release build"]
+    fn time_of_searches_past_the_lazy_dfa() {
+        let ab = random_ab(262_144);
+        let (log, long_log) = (log_line(65_520), log_line(1 << 20));
+        for (pattern, line, what) in [
+            ("a[ab]{990}c", &ab, "256 KiB of a/b"),
+            ("a.{300}c", &ab, "256 KiB of a/b"),
+            ("[ab]*a[ab]{990}c", &ab, "256 KiB of a/b"),
+            ("error.{0,100}refused", &log, "64 KiB of log words"),
+            ("id.{0,300}xyz", &log, "64 KiB of log words"),
+            ("error.{0,100}refused", &long_log, "1 MiB of log words"),
+            (r"error[^\n]{0,100}refused", &long_log, "1 MiB of log words"),
+            ("(?i)timeout.{0,200}retry", &long_log, "1 MiB of log words"),
+            ("id.{0,300}xyz", &long_log, "1 MiB of log words"),
+        ] {
+            let mut times = Vec::new();
+            let mut found = None;
+            for _ in 0..5 {
+                let until = Until::regex(pattern).unwrap();
+                search::SPENT.with(|spent| spent.set(0));
+                let started = std::time::Instant::now();
+                found = Some(until.match_line(0, line, 0).map(|m| m.map(|m| m.location)));
+                times.push(started.elapsed());
+            }
+            times.sort();
+            let (found, spent) = (found.unwrap(), search::SPENT.with(|spent| spent.get()));
+            println!(
+                "{pattern} over {what}: {:?} to {:?}, {found:?}, work {:.1} Mi",
+                times[0],
+                times[4],
+                spent as f64 / f64::from(1 << 20)
+            );
+        }
+    }
+
+    /// A pattern with a word boundary (`\b`, `\B`) is taken and searched as the `regex` crate
+    /// searches it, over ASCII text (the lazy DFA's) and next to non-ASCII text (the crate's,
+    /// where that DFA stops): each was refused as a feature the DFA did not support.
+    #[test]
+    fn a_regex_with_a_word_boundary_is_searched_over_any_text() {
+        let found = |pattern: &str, line: &str| {
+            let until = Until::regex(pattern).unwrap();
+            until.match_line(0, line, 0).unwrap().map(|m| (m.text, m.location))
+        };
+        let at = |offset| Location::Transcript { line: 0, offset };
+        assert_eq!(found(r"\bfoo\b", "a foo b"), Some(("foo".to_owned(), at(2))));
+        assert_eq!(found(r"\bfoo\b", "afoo foo"), Some(("foo".to_owned(), at(5))));
+        assert_eq!(found(r"(?i)\bwarn", "ÉTÉ: WARNING"), Some(("WARN".to_owned(), at(7))));
+        assert_eq!(found(r"\d+ passed\b", "12 passed ✓"), Some(("12 passed".to_owned(), at(0))));
+        // `é` and `ü` are word characters: no boundary between them and `foo`.
+        assert_eq!(found(r"\bfoo\b", "éfooü foo"), Some(("foo".to_owned(), at(8))));
+        assert_eq!(found(r"\bfoo\b", "éfooü"), None);
+        assert_eq!(found(r"\Bfoo", "éfoo"), Some(("foo".to_owned(), at(2))));
+        assert!(Until::screen_regex(r"\berror\b").is_ok());
+    }
+
+    /// A pattern with a Unicode word boundary over a line holding a non-ASCII byte is left to
+    /// the `regex` crate, which tracks every position at each byte there: only while its
+    /// positions times the bytes fit [`search::WORK`]. `\b[ab]*a[ab]{990}c` over 32 KiB of
+    /// random `a`s and `b`s with an `é` every 64 characters (32 Mi) was searched whole,
+    /// unbounded (1.5 to 2.3 s a check over 256 KiB in a release build); `\bfoo\b` is still
+    /// searched there.
+    #[test]
+    fn a_word_boundarys_search_over_non_ascii_text_is_bounded() {
+        let ab = random_ab(32 << 10);
+        let line: String =
+            ab.chars().enumerate().map(|(i, c)| if i % 64 == 0 { 'é' } else { c }).collect();
+        let until = Until::regex(r"\b[ab]*a[ab]{990}c").unwrap();
+        assert_eq!(until.match_line(0, &line, 0), Err(Undecided { bytes: line.len() }));
+        let line = format!("é {} foo", random_ab(32 << 10));
+        let found = Until::regex(r"\bfoo\b").unwrap().match_line(0, &line, 0).unwrap();
+        assert_eq!(found.map(|m| m.text).as_deref(), Some("foo"));
+    }
+
+    /// A line of `bytes` bytes of log words, then `error: connection refused`.
+    fn log_line(bytes: usize) -> String {
+        let words = ["info", "request", "id", "user", "served", "cache", "miss", "ms", "ok"];
+        let more = ["GET", "/api/v1", "200", "worker", "error", "timeout", "retry", "closed"];
+        let mut x: u64 = 88_172_645_463_325_252;
+        let mut line = String::new();
+        while line.len() < bytes {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let n = (x % 17) as usize;
+            line.push_str(words.get(n).copied().unwrap_or_else(|| more[n - words.len()]));
+            line.push(' ');
+        }
+        line.truncate(bytes);
+        line + "error: connection refused"
+    }
+
+    /// A pattern with a gap of a counted length (`error.{0,100}refused`), whose lazy DFA gives
+    /// up over a long line of log words, is searched again in windows and decides: it was
+    /// undecided on a line of 65,545 bytes (its ~110 positions times the bytes past 4 Mi).
+    /// Over 1 MiB, past [`search::WORK`], such a search says it could not decide, or finds
+    /// what the `regex` crate finds: never another answer.
+    #[test]
+    fn a_regex_with_a_counted_gap_decides_over_a_long_line() {
+        let line = log_line(65_520);
+        let until = Until::regex("error.{0,100}refused").unwrap();
+        let found = until.match_line(0, &line, 0).unwrap().expect("a match");
+        assert_eq!(found.text, "error: connection refused");
+        assert_eq!(found.location, Location::Transcript { line: 0, offset: 65_520 });
+        let line = log_line(1 << 20);
+        for pattern in ["(?i)timeout.{0,200}retry", r"error[^\n]{0,100}refused", "id.{0,300}xyz"] {
+            let until = Until::regex(pattern).unwrap();
+            let expected = Regex::new(pattern).unwrap().find(&line).map(|m| m.as_str().to_owned());
+            match until.match_line(0, &line, 0) {
+                Err(Undecided { bytes }) => assert!(bytes <= line.len(), "{pattern}"),
+                found => assert_eq!(found.map(|m| m.map(|m| m.text)), Ok(expected), "{pattern}"),
+            }
+        }
+    }
+
+    /// Inside [`Until::any`], an alternative that cannot decide on a line does not hide
+    /// another's match on it, before or after it; with none matching, the search says it
+    /// could not decide.
+    #[test]
+    fn an_undecided_alternative_does_not_hide_another_match() {
+        let hostile = || Until::regex("[ab]*a[ab]{990}c").unwrap();
+        let line = format!("{} MARKER", random_ab(262_144));
+        for until in [
+            Until::any(vec![hostile(), Until::text("MARKER")]),
+            Until::any(vec![Until::text("MARKER"), hostile()]),
+        ] {
+            let found = until.match_line(0, &line, 0).unwrap().expect("a match");
+            assert_eq!(found.text, "MARKER");
+        }
+        let until = Until::any(vec![hostile(), Until::text("ABSENT")]);
+        assert_eq!(until.match_line(0, &line, 0), Err(Undecided { bytes: line.len() }));
+    }
+
+    /// A pattern searched from its first literals (`DONE`), or only in a line holding one of
+    /// its last ones (`\d+ passed`), finds the matches the `regex` crate finds, from any
+    /// point of the line (a guard: they were found before the literals were used too).
+    #[test]
+    fn a_regex_skipping_to_its_literals_finds_every_match() {
+        for (pattern, line) in [
+            ("DONE", "not yet; DONE; DONE"),
+            (r"\d+ passed", "3 passed, 14 passed; 0 failed"),
+            ("(?i)build (succeeded|failed)", "Build FAILED, build succeeded"),
+            (r"\d+ passed", "none passed here"),
+        ] {
+            let until = Until::regex(pattern).unwrap();
+            let re = Regex::new(pattern).unwrap();
+            for read in 0..=line.len() {
+                let found = until.match_line(0, line, read).unwrap().map(|m| m.text);
+                let expected = re.find_iter(line).find(|m| m.end() > read);
+                assert_eq!(found.as_deref(), expected.map(|m| m.as_str()), "/{pattern}/ {read}");
+            }
+        }
     }
 }

@@ -1096,3 +1096,99 @@ fn a_regex_too_large_to_search_is_refused() {
     assert!(long.wait(taken, Duration::from_millis(500)).unwrap().is_timeout());
     assert!(started.elapsed() < LONG, "the wait took {:?}", started.elapsed());
 }
+
+/// A command printing `bytes` random `a`s and `b`s (no line break).
+fn random_ab(bytes: usize) -> String {
+    format!(
+        "awk 'BEGIN {{ srand(7); for (i = 0; i < {bytes}; i++) printf \"%s\", (rand() < 0.5 ? \"a\" : \"b\") }}'"
+    )
+}
+
+/// A caller's regex whose lazy DFA gives up (`[ab]*a[ab]{990}c` over 256 KiB of random `a`s
+/// and `b`s, unread) was searched tracking each of its ~1,000 positions at every byte: 1.5 to
+/// 2.3 s a check in a release build (tens of seconds in a debug one), on the reactor, every
+/// session stalled, and the wait then ran out its timeout. Its search now gives up within
+/// its bound of work and the wait says so (`WaitRegexUndecided`) at once; the other session
+/// echoes on time.
+#[test]
+fn a_regex_whose_lazy_dfa_gives_up_over_a_long_line_is_undecided_without_stalling() {
+    let engine = engine();
+    let script = format!("{}; echo; exec cat", random_ab(262_143));
+    let long = engine.spawn(SpawnSpec::new("sh").args(["-c", &script])).unwrap();
+    expect(&long, Until::input_wait());
+    let other = engine.spawn(SpawnSpec::new("cat")).unwrap();
+    expect(&other, Until::input_wait());
+    let (done, outcome) = std::sync::mpsc::channel();
+    let waiting = long.clone();
+    std::thread::spawn(move || {
+        let started = std::time::Instant::now();
+        let until = Until::regex("[ab]*a[ab]{990}c").unwrap();
+        let waited = waiting.wait(until, LONG);
+        let took = started.elapsed();
+        let answered =
+            other.send_text("ping\r").and_then(|_| other.wait(Until::text("ping"), LONG));
+        let _ = done.send((waited, took, answered.map(|a| a.is_held()), started.elapsed()));
+    });
+    let Ok((waited, took, answered, total)) = outcome.recv_timeout(Duration::from_secs(60)) else {
+        // The reactor is still searching: leave its handles to the process's exit.
+        std::mem::forget(long);
+        std::mem::forget(engine);
+        panic!("a wait for [ab]*a[ab]{{990}}c over 256 KiB of a's and b's stalled for 60 s");
+    };
+    let err = waited.expect_err("the wait cannot be decided");
+    assert!(matches!(err, termloom::Error::WaitRegexUndecided { .. }), "{err:?}");
+    assert!(err.to_string().contains("could not be searched within its bound of work"), "{err}");
+    assert!(took < Duration::from_secs(5), "the wait took {took:?}");
+    assert!(answered.unwrap(), "the other session echoes its line");
+    assert!(total < Duration::from_secs(10), "the wait and the echo took {total:?}");
+}
+
+/// A regex whose lazy DFA gives up still finds its matches where its search fits its bound
+/// of work: in a line of 2,000 random `a`s and `b`s and an `a`, read, then 990 `b`s and a
+/// `c` typed (the match straddles what was read), and on a screen row; one whose lazy DFA
+/// keeps up (`a{1000}`) finds its match at the end of a line of 262,000 `a`s.
+#[test]
+fn a_regex_whose_lazy_dfa_gives_up_still_finds_its_matches() {
+    let engine = engine();
+    let script = format!("{}; printf a; exec cat", random_ab(2000));
+    let short = read_to_its_input_wait(&engine, &script);
+    short.send_text(&format!("{}c", "b".repeat(990))).unwrap();
+    let outcome = expect(&short, Until::regex("[ab]*a[ab]{990}c").unwrap());
+    let found = outcome.matched().expect("a match");
+    assert_eq!(found.text.len(), 2992, "{}", found.text);
+    assert!(found.text.ends_with(&format!("a{}c", "b".repeat(990))));
+    let script = "printf 'ba%.0s' $(seq 15); printf 'c\\n'; exec cat";
+    let screen = engine.spawn(SpawnSpec::new("sh").args(["-c", script])).unwrap();
+    let outcome = expect(&screen, Until::screen_regex("[ab]*a[ab]{20}c").unwrap());
+    assert_eq!(outcome.matched().expect("a match").text, format!("{}c", "ba".repeat(15)));
+    let script = "head -c 262000 /dev/zero | tr '\\0' a; echo; exec cat";
+    let long = engine.spawn(SpawnSpec::new("sh").args(["-c", script])).unwrap();
+    let outcome = expect(&long, Until::regex(&"a".repeat(1000)).unwrap());
+    assert_eq!(outcome.matched().expect("a match").text.len(), 1000);
+}
+
+/// A pattern with a gap of a counted length (`error.{0,100}refused`) over a line of 65,520
+/// bytes of log words then `error: connection refused`: its lazy DFA gives up, and the wait
+/// failed undecided (its ~110 positions times the bytes past its bound of work) where the
+/// `regex` crate matched; it now matches, as do a word boundary's patterns over ASCII and
+/// non-ASCII text (`\bfoo\b`, refused as unsupported by the lazy DFA), on the transcript and
+/// the screen.
+#[test]
+fn a_regex_with_a_counted_gap_or_a_word_boundary_matches_a_long_line() {
+    let engine = engine();
+    let words = "info request id user served cache miss ms ok GET /api/v1 200 worker error timeout retry closed";
+    let script = format!(
+        "awk 'BEGIN {{ srand(7); n = split(\"{words}\", w, \" \"); s = \"\"; while (length(s) < 65520) s = s w[int(rand() * n) + 1] \" \"; printf \"%s\", substr(s, 1, 65520) }}'; echo 'error: connection refused'; echo 'été foo über'; exec cat"
+    );
+    let long = engine.spawn(SpawnSpec::new("sh").args(["-c", &script])).unwrap();
+    // The line printed whole before the wait: searched whole, not as it arrives.
+    expect(&long, Until::input_wait());
+    let outcome = expect(&long, Until::regex("error.{0,100}refused").unwrap());
+    let found = outcome.matched().expect("a match");
+    assert_eq!(found.text, "error: connection refused");
+    assert_eq!(found.location, termloom::Location::Transcript { line: 0, offset: 65_520 });
+    let outcome = expect(&long, Until::regex(r"\bfoo\b").unwrap());
+    assert_eq!(outcome.matched().expect("a match").text, "foo");
+    let outcome = expect(&long, Until::screen_regex(r"(?i)\bÜBER\b").unwrap());
+    assert_eq!(outcome.matched().expect("a match").text, "über");
+}

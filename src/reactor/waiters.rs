@@ -64,21 +64,23 @@ fn match_unread(
     read: &mut ReadMark,
     trail: &mut Option<EchoTrail>,
     ended: bool,
-) -> Option<crate::wait::Match> {
+) -> Result<Option<crate::wait::Match>, crate::wait::search::Undecided> {
     if ended
         && let Some(blank) = until.match_blank_line(number, line)
         && read.never_read(number)
     {
-        return Some(blank);
+        return Ok(Some(blank));
     }
     let part = read.read_part(number, line, trail);
-    until.match_line(number, line, part).or_else(|| {
-        let trimmed = line.trim_end_matches(' ');
-        // Read to its text's end, the trimmed line holds nothing new either.
-        (trimmed.len() < line.len() && part < trimmed.len())
-            .then(|| until.match_line(number, trimmed, part))
-            .flatten()
-    })
+    if let Some(found) = until.match_line(number, line, part)? {
+        return Ok(Some(found));
+    }
+    let trimmed = line.trim_end_matches(' ');
+    // Read to its text's end, the trimmed line holds nothing new either.
+    match trimmed.len() < line.len() && part < trimmed.len() {
+        true => until.match_line(number, trimmed, part),
+        false => Ok(None),
+    }
 }
 
 /// The screen the waiters of `slot` test: only the rows they read when each reads only rows
@@ -391,6 +393,9 @@ impl Reactor {
         let mut released = Vec::new();
         slot.waiters.retain_mut(|waiter| {
             let mut fired = None;
+            // A regex that could not decide on a line or row: the wait fails, unless another
+            // line or row holds a match.
+            let mut undecided = None;
             let searches = waiter.until.needs_transcript();
             if searches || waiter.read.seeks_echo() {
                 let first = transcript.first();
@@ -401,7 +406,10 @@ impl Reactor {
                 // submitted line's echo through them all the same until it is found: the
                 // screen hides it where it landed.)
                 let mut look = |n: u64, line: &str, trail: &mut Option<EchoTrail>, ended| match searches {
-                    true => match_unread(until, n, line, read, trail, ended),
+                    true => match_unread(until, n, line, read, trail, ended).unwrap_or_else(|u| {
+                        undecided.get_or_insert(u);
+                        None
+                    }),
                     false => {
                         if read.seeks_echo() {
                             read.read_part(n, line, trail);
@@ -447,8 +455,12 @@ impl Reactor {
                         "the wait's test ({}) called into the engine from the engine's own thread, where it would wait for itself: work out what the test needs before the wait, and act after it returns",
                         condition()
                     ))),
-                    Ok(found) => {
+                    Ok(Ok(found)) => {
                         fired = found;
+                        None
+                    }
+                    Ok(Err(u)) => {
+                        undecided.get_or_insert(u);
                         None
                     }
                     Err(payload) => Some(Error::WaitConditionPanicked {
@@ -470,6 +482,15 @@ impl Reactor {
             let view = StateView { answered_since, ..view };
             if fired.is_none() && ended.is_none() {
                 fired = waiter.until.match_state(&view);
+            }
+            if fired.is_none()
+                && let Some(undecided) = undecided
+            {
+                let condition = crate::error::quoted(&waiter.until.to_string());
+                let error = Error::WaitRegexUndecided { condition, bytes: undecided.bytes };
+                failed.push((waiter.reply.take(), error));
+                finished.push((waiter.id, waiter.deadline, waiter.recheck));
+                return false;
             }
             let fired = match (fired, &ended) {
                 (Some(m), _) => Fired::Matched(m),

@@ -14,7 +14,7 @@ use regex_syntax::hir::{Hir, HirKind};
 /// default) of its character in 9 ms, but a pattern whose lazy DFA gives up tracks each
 /// position at every byte: over 256 KiB of random `a`s and `b`s, one search took 1.9 s for
 /// `[ab]*a[ab]{990}c`, 1.6 to 2.35 s for `a[ab]{900}c`, 0.6 to 0.7 s for `a.{300}c` (release
-/// build), on the reactor.
+/// build), with the `regex` crate's search; a wait's is bounded apart ([`super::search`]).
 pub(crate) const MAX_POSITIONS: usize = 1_000;
 
 /// The positions of a pattern's syntax tree `hir` (see the module's documentation): a

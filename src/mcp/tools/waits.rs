@@ -499,7 +499,9 @@ const LINES_LOOKED_BACK: u64 = 500;
 /// Only lines above the one a submitted line was typed on count (`typed_line`, as the wait
 /// followed its echo there): that line's echo (`grep foo` typed, waiting for `foo`) was
 /// printed by the call itself. A blank line matches a regex for the empty line (`^$`) as in
-/// the wait, once ended: not the cursor's.
+/// the wait, once ended: not the cursor's. A line a regex could not be searched in within its
+/// bound of work ([`crate::Error::WaitRegexUndecided`]) is taken as not holding it: this only
+/// adds a hint to a timeout, which a guess must not.
 fn printed_before(
     session: &Session,
     plan: &Plan,
@@ -516,7 +518,7 @@ fn printed_before(
     let lines = recent.ok()?.lines;
     let matches = |n: u64, line: &str| {
         let blank = || (n < cursor).then(|| until.match_blank_line(n, line)).flatten();
-        until.match_line(n, line, 0).or_else(blank).is_some()
+        until.match_line(n, line, 0).is_ok_and(|m| m.is_some()) || blank().is_some()
     };
     lines.iter().rev().find(|(n, line)| matches(*n, line)).map(|(n, _)| *n)
 }

@@ -1968,7 +1968,7 @@ fn a_screen_of_some_rows_answers_their_conditions_as_the_whole_screen() {
             let read = rows.iter().any(|&r| usize::from(r) == row);
             assert_eq!(line, if read { &whole.lines[row] } else { "" }, "row {row} for {until}");
         }
-        let found = |screen| until.match_screen(screen, None).map(|m| format!("{m:?}"));
+        let found = |screen| until.match_screen(screen, None).unwrap().map(|m| format!("{m:?}"));
         assert_eq!(found(&some), found(&whole), "{until}");
     }
     for whole_screen in [
