@@ -368,6 +368,10 @@ fn kill_of_the_shell_in_the_foreground_is_refused() {
     let sh = bash(&engine);
     let err = sh.signal(Signal::Kill).unwrap_err();
     assert!(err.to_string().contains("refusing to send SIGKILL"), "{err}");
+    // It says how to signal the whole session, in each of the three ways there are.
+    for way in ["target=\"session\"", "--target session", "SignalTarget::Session"] {
+        assert!(err.to_string().contains(way), "{err}");
+    }
     sh.submit("echo still here").unwrap();
     expect(&sh, Until::regex("^still here$").unwrap());
     let report = sh.signal_to(Signal::Kill, SignalTarget::Session).unwrap();

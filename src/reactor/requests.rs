@@ -937,7 +937,7 @@ impl Reactor {
                     .unwrap_or(slot.pid);
                 if signal == crate::input::signal::Signal::Kill && group == slot.pid {
                     return Err(Error::InvalidInput(format!(
-                        "refusing to send SIGKILL to the foreground process group {group}: it is the session's own program ({}); close the session instead, or signal the whole session",
+                        "refusing to send SIGKILL to the foreground process group {group}: it is the session's own program ({}); close the session instead, or signal the whole session (`target=\"session\"` in MCP, `--target session` on the command line, `SignalTarget::Session` in the library)",
                         procfs::program_name(group).unwrap_or_else(|| slot.program.clone())
                     )));
                 }
