@@ -254,14 +254,15 @@ impl Session {
     /// read, so a secret sent as soon as the prompt shows may find no reader yet: the call
     /// then waits, the reactor looking again every 20 ms for up to 2 s past
     /// `Config::input_settle`, and types the secret as soon as it sees one (checking the modes
-    /// again then). So does one sent while the terminal still echoes and nothing reads it: the
-    /// program printed its prompt before turning echo off (`printf 'Password: '; stty -echo;
+    /// again then). So does one sent while the terminal still echoes and nothing reads it, the
+    /// cursor right after its row's text: the program printed its prompt before turning echo off (`printf 'Password: '; stty -echo;
     /// read p`, Python's own prompt before `getpass.getpass('')`). When the time runs out with
     /// none (a program that turned echo off and went on working, or asleep: `stty -echo;
     /// sleep 9`) it fails with [`Error::NoSecretReader`], saying what the program does, and
     /// types nothing ([`Error::NotAtPasswordPrompt`] for one working on with echo on). A
-    /// terminal that echoes while something reads it (a shell at its prompt, `read p`) fails
-    /// at once with [`Error::NotAtPasswordPrompt`]: typing there would show the secret. A prompt on a terminal that a
+    /// terminal that echoes while something reads it (a shell at its prompt, `read p`), or with
+    /// the cursor at a line's start (no prompt shown), fails at once with
+    /// [`Error::NotAtPasswordPrompt`]: typing there would show the secret. A prompt on a terminal that a
     /// program of the session relays to (a GNU screen window, `sudo` with `use_pty`) is waited
     /// for the same way: the secret is typed once the readiness probe sees that terminal's
     /// program read, or refused with [`Error::NoSecretReader`] when the time runs out. One

@@ -2902,9 +2902,25 @@ fn a_secret_sent_before_the_program_turns_echo_off_waits_for_its_reader() {
     }
     session.submit("visible").unwrap();
     expect(&session, Until::text("line-visible"));
-    // Working with echo on, never reading: held, and refused once the time is out.
-    session.submit("echo sleeping-$((6*7)); sleep 30").unwrap();
-    expect(&session, Until::text("sleeping-42"));
+    // Working with echo on, the cursor at a line's start (no prompt shown): refused at once,
+    // though a read with echo off comes a second later, which a held secret would go to
+    // (review vh: typed after 328 ms, and shown) with no prompt asking for it.
+    let later_reader = "echo working-$((6*7)); sleep 1; stty -echo; read -r x; stty echo; \
+                        echo \"shown:$x\"";
+    session.submit(later_reader).unwrap();
+    expect(&session, Until::text("working-42"));
+    let started = std::time::Instant::now();
+    let err = session.send_secret("hunter2").unwrap_err();
+    assert!(matches!(err, Error::NotAtPasswordPrompt { echo: true, .. }), "{err}");
+    let took = started.elapsed();
+    assert!(took < Duration::from_millis(500), "working: refused after {took:?}");
+    expect(&session, Until::input_wait());
+    session.submit("typed").unwrap();
+    expect(&session, Until::text("shown:typed"));
+    expect(&session, Until::input_wait());
+    // Echo on, a prompt shown, never read: held, and refused once the time is out.
+    session.submit("printf 'Name: '; sleep 30").unwrap();
+    expect(&session, Until::regex("^Name: $").unwrap());
     let started = std::time::Instant::now();
     let err = session.send_secret("hunter2").unwrap_err();
     assert!(matches!(err, Error::NotAtPasswordPrompt { echo: true, .. }), "{err}");

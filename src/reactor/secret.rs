@@ -10,8 +10,9 @@
 //! that sees the terminal echo again holds it too (a prompt reading with a timeout in a loop,
 //! `read -s -t 0.5`, turns echo on between its reads), refused with
 //! [`Error::NotAtPasswordPrompt`] if that is what the last look saw. A terminal that still
-//! echoes while no thread of the foreground group reads it holds it too, on the same timer
-//! and bound: its program is on its way to its prompt, which some print before they turn
+//! echoes while no thread of the foreground group reads it, its cursor right after the text
+//! of its row (a prompt shown), holds it too, on the same timer and bound: its program is on
+//! its way to read at its prompt, which some print before they turn
 //! echo off (`printf 'Password: '; stty -echo; read p`, or Python printing its own prompt
 //! then calling `getpass.getpass('')`: refused at once 3 and 4 times in 6), and it is refused
 //! with [`Error::NotAtPasswordPrompt`] once the time is out (a program working on with echo
@@ -167,12 +168,17 @@ impl Reactor {
         }
     }
 
-    /// Whether session `id`'s terminal is read by no thread of its foreground group, where
-    /// `/proc` tells (see `input_wait::no_terminal_reader`): its program is still working
-    /// towards the prompt it shows. `false` where it cannot tell.
-    fn nothing_reads(&self, id: SessionId) -> bool {
+    /// Whether session `id` shows a prompt its program has not begun to read yet: the
+    /// cursor stands right after the text of its row (a line printed without its end, such as
+    /// `Password: `), and no thread of the foreground group reads the terminal, where `/proc`
+    /// tells (see `input_wait::no_terminal_reader`; `false` where it cannot). Not a program
+    /// working on with the cursor at a line's start (a build's output, `sleep 0.3; stty -echo;
+    /// read`), whose next reader with echo off would take a secret no prompt asked for.
+    fn prompt_not_read_yet(&self, id: SessionId) -> bool {
         let slot = self.sessions.get(&id.0);
-        slot.is_some_and(|slot| input_wait::no_terminal_reader(slot).is_some())
+        slot.is_some_and(|slot| {
+            slot.terminal.cursor_after_text() && input_wait::no_terminal_reader(slot).is_some()
+        })
     }
 
     /// One look: types the secret if a program reads the terminal (or refuses it for another
@@ -187,16 +193,17 @@ impl Reactor {
         };
         // Once a look saw a password prompt, a later one that sees none holds the secret
         // too: a prompt that reads with a timeout in a loop (`read -s -t 0.5`) turns echo
-        // back on between its reads. A terminal that still echoes while nothing reads it
-        // holds it as well: its program is still on its way to its prompt (it printed the
-        // prompt, and has not turned echo off yet: `printf 'Password: '; stty -echo; read`,
-        // or Python printing its prompt before `getpass.getpass('')`). One that echoes while
-        // something reads it (a program reading a line, `read p`) would show the secret:
-        // refused at once.
+        // back on between its reads. A terminal that still echoes while nothing reads it,
+        // its cursor right after a prompt, holds it as well: its program printed the prompt
+        // and has not turned echo off yet (`printf 'Password: '; stty -echo; read`, or
+        // Python printing its prompt before `getpass.getpass('')`). One that echoes while
+        // something reads it (a program reading a line, `read p`) would show the secret, and
+        // one whose cursor is at a line's start shows no prompt (a build's output): refused
+        // at once.
         let holds = |err: &Error, saw_prompt: bool, reactor: &Reactor| match err {
             Error::NoSecretReader { .. } => true,
             Error::NotAtPasswordPrompt { echo, .. } => {
-                saw_prompt || (*echo && reactor.nothing_reads(id))
+                saw_prompt || (*echo && reactor.prompt_not_read_yet(id))
             }
             _ => false,
         };
