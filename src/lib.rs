@@ -83,7 +83,7 @@ pub use input::escapes::decode_escapes;
 pub use input::keypad::KeypadKey;
 pub use input::keys::{
     ACCEPTED_KEY_FORMS, Key, KeyCode, KeyParseError, Modifiers, ScriptItem, bracketed_key_names,
-    key_names_in_text, parse_key_script, typing_parts,
+    parse_key_script, typing_parts,
 };
 pub use input::line_breaks::enter_for_line_breaks;
 pub use input::mouse::{MouseButton, MouseEncoding, MouseError};

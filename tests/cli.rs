@@ -2049,9 +2049,8 @@ fn a_duration_with_a_unit_is_told_its_milliseconds() {
 }
 
 /// Key names without their angle brackets (`--keys C-c`, `--keys Enter`: tmux's `send-keys`
-/// notation), alone or after the text to type before them (`make Enter`), would type their
-/// letters into the program: they are refused before anything is typed, with the script to
-/// give (`'<C-c>'`, `'make<Enter>'`) and the flag that types the letters.
+/// notation) would type their letters into the program: they are refused before anything is
+/// typed, with the script to give (`'<C-c>'`) and the flag that types the letters.
 #[test]
 fn key_names_without_brackets_are_refused_with_the_script_to_give() {
     let cases: &[(&[&str], &str)] = &[
@@ -2062,17 +2061,6 @@ fn key_names_without_brackets_are_refused_with_the_script_to_give() {
             &["run", "--keys", "Escape", "--", "true"],
             "'<Escape>' (to type the letters, give --send",
         ),
-        // Text typed before a bare name, as `tmux send-keys make Enter` means it, or a bare
-        // name before a bracketed one: typed as letters, exit 0.
-        (
-            &["send", "g", "--keys", "make Enter"],
-            "not press the key: key names go in angle brackets, 'make<Enter>' (to type the letters, give --text 'make Enter')",
-        ),
-        (&["send", "g", "--keys", "C-c<Enter>"], "'<C-c><Enter>'"),
-        (
-            &["run", "--keys", "ls -la Enter", "--", "true"],
-            "'ls -la<Enter>' (to type the letters, give --send",
-        ),
     ];
     for (args, expected) in cases {
         let err = refused(args);
@@ -2080,26 +2068,6 @@ fn key_names_without_brackets_are_refused_with_the_script_to_give() {
     }
     let output = termloom(&["--json", "send", "g", "--keys", "C-c"]);
     assert_eq!(json(&output)["error"]["code"], "usage", "{output:?}");
-}
-
-/// Key names amid a script's text (`Press Enter to go`), which may be meant as text, are
-/// typed as letters, and the result says so, in its text and in `--json`'s `notes`; `run`
-/// says it on stderr.
-#[test]
-fn key_names_amid_a_keys_text_are_noted() {
-    let output = termloom(&["run", "--keys", "Hit Enter now", "--", "cat"]);
-    assert_code(&output, 0);
-    let said = stderr(&output);
-    assert!(said.contains("termloom: note on step 1 (--keys 'Hit Enter now'): --keys typed Enter as its letters; to press the key, write <Enter>"), "{said}");
-    let server = PrivateServer::start();
-    server.ok(&["start", "--name", "c", "--wait-input", "--", "cat"]);
-    let note = "--keys typed Enter as its letters; to press the key, write <Enter>";
-    let typed = server.ok(&["send", "c", "--keys", "Press Enter to go<Enter>"]);
-    assert_eq!(typed.lines().nth(1), Some(&*format!("[{note}]")), "{typed}");
-    let typed = json(&server.cli(&["--json", "send", "c", "--keys", "Press Enter<Enter>go"]));
-    assert_eq!(typed["notes"], serde_json::json!([note]), "{typed}");
-    let plain = json(&server.cli(&["--json", "send", "c", "--keys", "go<Enter>"]));
-    assert!(plain.get("notes").is_none(), "{plain}");
 }
 
 /// The notes under a result's first line are in `--json`'s result too, as `notes`: a

@@ -22,17 +22,7 @@ pub(super) fn main(args: Vec<OsString>) -> ExitCode {
     let json = super::parse::asks_for_json(&args);
     match parse(args) {
         Ok(Parsed::Help) => super::agent::print_out(&run_help()),
-        Ok(Parsed::Run(plan)) => {
-            // Key names amid a script's text are typed as letters: said before the run.
-            for step in &plan.steps {
-                if let Step::Keys(script) = &step.step
-                    && let Some(note) = super::values::key_names_typed(script, "--keys")
-                {
-                    say!("termloom: note on {}: {note}", step.describe());
-                }
-            }
-            ExitCode::from(execute(&plan))
-        }
+        Ok(Parsed::Run(plan)) => ExitCode::from(execute(&plan)),
         Err(message) => super::usage_failure(&message, "termloom run --help", json),
     }
 }

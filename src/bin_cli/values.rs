@@ -184,30 +184,13 @@ fn edit_distance(a: &[char], b: &[char]) -> usize {
 /// script to give instead, and `text_flag` (`--text`, `run`'s `--send`) for the letters.
 pub(super) fn bare_key_names(script: &str, text_flag: &str) -> Result<(), String> {
     let Some(bracketed) = termloom::bracketed_key_names(script) else { return Ok(()) };
-    let keys = if termloom::key_names_in_text(script).len() == 1 { "the key" } else { "the keys" };
+    let keys = if script.split_whitespace().count() == 1 { "the key" } else { "the keys" };
     Err(format!(
         "{script:?} would type its letters, not press {keys}: key names go in angle brackets, {} \
          (to type the letters, give {text_flag} {})",
         shell_quote(&bracketed),
         shell_quote(script)
     ))
-}
-
-/// The note for a key script that types key names as letters amid its text (`Press Enter to
-/// go`, which [`bare_key_names`] lets through as text): `flag` (`--keys`) typed them so, and
-/// how each is pressed. `None` for a script with none.
-pub(super) fn key_names_typed(script: &str, flag: &str) -> Option<String> {
-    let names = termloom::key_names_in_text(script);
-    let pressed: Vec<String> =
-        names.iter().filter_map(|name| termloom::bracketed_key_names(name)).collect();
-    let (its, key) = if names.len() == 1 { ("its", "key") } else { ("their", "keys") };
-    (!names.is_empty()).then(|| {
-        format!(
-            "{flag} typed {} as {its} letters; to press the {key}, write {}",
-            names.join(", "),
-            pressed.join(", ")
-        )
-    })
 }
 
 /// Quotes `value` for a POSIX shell when it needs it, so messages can be pasted back.
@@ -306,26 +289,6 @@ mod tests {
         for script in ["q", "x", "dd", "end", "up", ":wq<Enter>", "<C-c>", "Escape :wq", "Hello"] {
             assert_eq!(bare_key_names(script, "--text"), Ok(()), "{script}");
         }
-        // Text typed before a bare name (`tmux send-keys make Enter`), one key.
-        assert_eq!(
-            bare_key_names("make Enter", "--text").unwrap_err(),
-            "\"make Enter\" would type its letters, not press the key: key names go in angle \
-             brackets, 'make<Enter>' (to type the letters, give --text 'make Enter')"
-        );
-        assert!(bare_key_names("C-c<Enter>", "--text").unwrap_err().contains("'<C-c><Enter>'"));
-        // Names amid text are typed, with a note.
-        assert_eq!(bare_key_names("Press Enter to go", "--text"), Ok(()));
-        assert_eq!(
-            key_names_typed("Press Enter to go", "--keys").as_deref(),
-            Some("--keys typed Enter as its letters; to press the key, write <Enter>")
-        );
-        assert_eq!(
-            key_names_typed("Escape :wq C-< x", "--keys").as_deref(),
-            Some(
-                "--keys typed Escape, C-< as their letters; to press the keys, write <Escape>, <C-lt>"
-            )
-        );
-        assert_eq!(key_names_typed(":wq<Enter>", "--keys"), None);
     }
 
     #[test]

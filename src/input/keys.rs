@@ -953,114 +953,32 @@ pub fn parse_key_script(script: &str) -> Result<Vec<ScriptItem>, KeyParseError> 
     Ok(items)
 }
 
-/// The key script to give for `script` when it is key names without their angle brackets
-/// (`C-c`, `Enter`, `Up Up Enter`: tmux's `send-keys` notation), which [`parse_key_script`]
-/// takes for text and would type letter by letter: `<C-c>`, `<Up><Up><Enter>`. A script that
-/// mixes them with text is meant the same way when only keys follow its last bare name, as
-/// `tmux send-keys make Enter` types `make` and presses Enter: `make Enter` is told
-/// `make<Enter>`, `ls -la Enter` `ls -la<Enter>`, `C-c<Enter>` `<C-c><Enter>` (the blanks
-/// that part a bare name from its neighbours go). `None` for any other script: one with no
-/// bare name, or with text after its last (`Press Enter to go`, `Escape :wq`), which
-/// [`key_names_in_text`] lists. A word counts as a bare name as [`key_names_in_text`] says.
-/// The command line's `--keys` and the MCP tools' `keys` refuse such a script with it.
+/// The key script to give for `script` when it is only key names without their angle
+/// brackets (`C-c`, `Enter`, `Up Up Enter`: tmux's `send-keys` notation), which
+/// [`parse_key_script`] takes for text and would type letter by letter: `<C-c>`,
+/// `<Up><Up><Enter>`. `None` for any other script. A word counts when it names a [`Key`] and
+/// is written as one, capitalised (`Enter`, `F5`, `C-c`) or after one of tmux's modifiers in
+/// lower case (`c-c`, `m-x`, `s-tab`), so that another lower-case word (`end`, `up`, `a-b`,
+/// which the key names take for Alt-b), a single character (`q`) and a script with any other
+/// word (`Escape :wq`) stay text. The command line's `--keys` and the MCP tools' `keys` refuse
+/// such a script with it.
 pub fn bracketed_key_names(script: &str) -> Option<String> {
-    let pieces = script_pieces(script);
-    let last =
-        pieces.iter().rposition(|piece| matches!(piece, Piece::Word(w) if is_bare_name(w)))?;
-    if pieces[last..].iter().any(|piece| matches!(piece, Piece::Word(w) if !is_bare_name(w))) {
+    let named = |word: &str| {
+        let tmux_modifier = ["c-", "m-", "s-"].iter().any(|m| word.starts_with(m));
+        word.chars().count() >= 2
+            && (word.starts_with(|c: char| c.is_ascii_uppercase()) || tmux_modifier)
+            && word.parse::<Key>().is_ok()
+    };
+    let words: Vec<&str> = script.split_whitespace().collect();
+    if words.is_empty() || !words.iter().all(|word| named(word)) {
         return None;
     }
-    let bare = |at: usize| matches!(pieces.get(at), Some(Piece::Word(w)) if is_bare_name(w));
-    let mut bracketed = String::new();
-    for (at, piece) in pieces.iter().enumerate() {
-        match piece {
-            // A `<` in brackets starts another name: the key is written `lt` there (`C-<`,
-            // `<C-lt>`).
-            Piece::Word(word) if is_bare_name(word) => match word.strip_suffix('<') {
-                Some(modifiers) => bracketed.push_str(&format!("<{modifiers}lt>")),
-                None => bracketed.push_str(&format!("<{word}>")),
-            },
-            Piece::Gap(_) if bare(at.wrapping_sub(1)) || bare(at + 1) => {}
-            Piece::Word(text) | Piece::Key(text) | Piece::Gap(text) => bracketed.push_str(text),
-        }
-    }
-    // A script with a bad key elsewhere (`<Foo> Enter`, `a<b Enter`) is told that, not this.
-    parse_key_script(&bracketed).is_ok().then_some(bracketed)
-}
-
-/// The words of key script `script` that are key names without their angle brackets, which
-/// it types as letters: words standing apart (between blanks, the script's ends and `<…>`
-/// keys) that name a [`Key`] and are written as one, capitalised (`Enter`, `F5`, `C-c`) or
-/// after one of tmux's modifiers in lower case (`c-c`, `m-x`, `s-tab`), so that another
-/// lower-case word (`end`, `up`, `a-b`, which the key names take for Alt-b) and a single
-/// character (`q`) are not. `Press Enter to go` gives `Enter`.
-pub fn key_names_in_text(script: &str) -> Vec<&str> {
-    let words = script_pieces(script).into_iter().filter_map(|piece| match piece {
-        Piece::Word(word) if is_bare_name(word) => Some(word),
-        _ => None,
-    });
-    words.collect()
-}
-
-/// Whether `word` is a key name written without its angle brackets (see
-/// [`key_names_in_text`]).
-fn is_bare_name(word: &str) -> bool {
-    // A modified key in tmux's notation: `C-`, `M-` or `S-`, either case (not vim's `A-`,
-    // which would make `a-z A-Z` keys).
-    let modified = word.len() > 2 && word.get(1..).is_some_and(|rest| rest.starts_with('-'));
-    let prefix = word.get(..2).unwrap_or_default();
-    let tmux_modifier = ["c-", "m-", "s-"].iter().any(|m| prefix.eq_ignore_ascii_case(m));
-    word.chars().count() >= 2
-        && (tmux_modifier || (!modified && word.starts_with(|c: char| c.is_ascii_uppercase())))
-        && word.parse::<Key>().is_ok()
-}
-
-/// A piece of a key script as [`script_pieces`] cuts it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Piece<'s> {
-    /// Text with no blank in it (a `<lt>`, `<Bar>` or `<Bslash>` is text, as is a `<` that
-    /// opens no key).
-    Word(&'s str),
-    /// A key in angle brackets.
-    Key(&'s str),
-    /// Blanks.
-    Gap(&'s str),
-}
-
-/// `script` cut into words, `<…>` keys and the blanks between them, as [`parse_key_script`]
-/// reads its brackets.
-fn script_pieces(script: &str) -> Vec<Piece<'_>> {
-    let mut pieces = Vec::new();
-    let mut word: Option<usize> = None;
-    let mut at = 0;
-    while let Some(c) = script[at..].chars().next() {
-        let bracket = if c == '<' { bracket_name(&script[at + 1..]).ok() } else { None };
-        let (end, key) = match bracket {
-            Some((name, consumed)) if literal_char_name(name).is_none() => {
-                (at + 1 + consumed, true)
-            }
-            None if c.is_whitespace() => {
-                let blanks = script[at..].find(|c: char| !c.is_whitespace());
-                (blanks.map_or(script.len(), |blanks| at + blanks), false)
-            }
-            // Text: a literal name (`<lt>`) whole, else the character.
-            _ => {
-                word.get_or_insert(at);
-                at = bracket.map_or(at + c.len_utf8(), |(_, consumed)| at + 1 + consumed);
-                continue;
-            }
-        };
-        if let Some(start) = word.take() {
-            pieces.push(Piece::Word(&script[start..at]));
-        }
-        let piece = &script[at..end];
-        pieces.push(if key { Piece::Key(piece) } else { Piece::Gap(piece) });
-        at = end;
-    }
-    if let Some(start) = word {
-        pieces.push(Piece::Word(&script[start..]));
-    }
-    pieces
+    // A `<` in brackets starts another name: the key is written `lt` there (`C-<`, `<C-lt>`).
+    let bracketed = |word: &&str| match word.strip_suffix('<') {
+        Some(modifiers) => format!("<{modifiers}lt>"),
+        None => format!("<{word}>"),
+    };
+    Some(words.iter().map(bracketed).collect())
 }
 
 /// Finds the key name after a `<`. Returns the name and the number of bytes
@@ -2022,33 +1940,6 @@ mod tests {
         for text in ["a-b", "a-z A-Z", "end", "q", "Escape :wq", ""] {
             assert_eq!(bracketed_key_names(text), None, "{text:?}");
         }
-        // Text typed before a bare name, as `tmux send-keys make Enter` means it (it was
-        // typed as `make Enter`, letters and all).
-        let mixed = [
-            ("make Enter", "make<Enter>"),
-            ("ls -la Enter", "ls -la<Enter>"),
-            ("C-c<Enter>", "<C-c><Enter>"),
-            ("Escape :wq Enter", "<Escape>:wq<Enter>"),
-            ("a<lt>b Enter<Esc>", "a<lt>b<Enter><Esc>"),
-        ];
-        for (script, bracketed) in mixed {
-            assert_eq!(bracketed_key_names(script).as_deref(), Some(bracketed), "{script}");
-            assert!(parse_key_script(bracketed).is_ok(), "{bracketed}");
-        }
-        // Text after the last bare name is text: its names are only listed.
-        for text in [
-            "Press Enter to go",
-            "Press Enter to go<Enter>",
-            ":wq<Enter>",
-            "x <Up> y",
-            "<Foo> Enter",
-            "a<b Enter",
-        ] {
-            assert_eq!(bracketed_key_names(text), None, "{text:?}");
-        }
-        assert_eq!(key_names_in_text("Press Enter to go"), ["Enter"]);
-        assert_eq!(key_names_in_text("C-c<Enter> and Tab<Tab>"), ["C-c", "Tab"]);
-        assert!(key_names_in_text("xEnter <Enter>Tabs end up<lt>Up éé aé-x A-Z").is_empty());
     }
 
     #[test]

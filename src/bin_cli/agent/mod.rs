@@ -371,14 +371,11 @@ fn report(command: &CommandDef, request: &Request, result: &ToolResult) -> ExitC
 }
 
 /// What the command line notes of the call (`arguments`) and its result: a value in
-/// milliseconds that read like seconds, a `--text` ending in `\n` written out, key names
-/// `--keys` typed as letters. Printed under the result's first line, in brackets, or with
+/// milliseconds that read like seconds, a `--text` ending in `\n` written out. Printed under the result's first line, in brackets, or with
 /// `--json` as the result's `notes`, when there are any.
 fn notes(arguments: &Map<String, Value>, result: &Value) -> Vec<String> {
-    let keys = arguments.get("keys").and_then(Value::as_str);
     let mut notes = seconds_for_milliseconds(arguments, result);
     notes.extend(mistakes::escaped_line_break(arguments));
-    notes.extend(keys.and_then(|keys| super::values::key_names_typed(keys, "--keys")));
     notes
 }
 

@@ -193,11 +193,7 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         return Err(ToolError::invalid_input(format!(
             "terminal_send: keys={} would type its letters, not press {}: key names go in angle brackets, keys={} (to type the letters, give text={})",
             quoted(keys),
-            if crate::input::keys::key_names_in_text(keys).len() == 1 {
-                "the key"
-            } else {
-                "the keys"
-            },
+            if keys.split_whitespace().count() == 1 { "the key" } else { "the keys" },
             quoted(&bracketed),
             quoted(keys),
         )));
