@@ -2103,6 +2103,19 @@ fn a_flag_given_as_the_command_is_told_the_command_that_takes_it() {
     assert!(refused(&["--detach"]).contains("did you mean termloom server --detach?"));
     let err = refused(&["--keys", "x"]);
     assert!(err.contains("the commands that take it are run and send: give one first"), "{err}");
+    // Review vg: a flag with its value, and the words before the flag, which the command
+    // named does not take (an option every session command takes names none of them).
+    assert!(refused(&["--server=x"]).contains("did you mean termloom mcp --server=x?"));
+    // (Asked for JSON, the refusal comes as JSON on stdout.)
+    let refused_as_json = |args: &[&str]| {
+        let output = termloom(args);
+        assert_code(&output, 2);
+        json(&output)["error"]["message"].as_str().unwrap_or_default().to_owned()
+    };
+    let err = refused_as_json(&["--json", "--server"]);
+    assert!(err.contains("did you mean termloom mcp --server?"), "{err}");
+    let err = refused_as_json(&["--json"]);
+    assert!(err.contains("unknown command") && !err.contains("did you mean"), "{err}");
 }
 
 /// A `--text` ending in `\n` written out (`echo hi\n`, as `run --send` and the MCP tools

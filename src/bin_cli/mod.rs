@@ -214,10 +214,17 @@ fn commands_taking(flag: &str) -> Vec<&'static str> {
 /// (`--server`), that command, with the arguments `given` after it (`termloom mcp
 /// --server`); else the command it plausibly misspells, else every command.
 fn unknown_command(command: &str, given: &[String]) -> String {
-    match commands_taking(command)[..] {
+    // (`--server=x` names `--server`; an option every session command takes, `--json`, may
+    // stand before the command and names none of them.)
+    let flag = command.split_once('=').map_or(command, |(flag, _)| flag);
+    let common = agent::COMMON_OPTIONS.contains(&flag);
+    match if common { Vec::new() } else { commands_taking(flag) }[..] {
         [] => {}
         [name] => {
-            let words = ["termloom", name].into_iter().chain(given.iter().map(String::as_str));
+            // The words from the flag on: those before it (`--json`) are not the command's.
+            let from = given.iter().position(|word| word == command).unwrap_or(0);
+            let given = given[from..].iter().map(String::as_str);
+            let words = ["termloom", name].into_iter().chain(given);
             let words: Vec<String> = words.map(values::shell_quote).collect();
             return format!(
                 "{command:?} is a flag, not a command; did you mean {}?",

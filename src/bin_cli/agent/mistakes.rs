@@ -5,7 +5,7 @@
 use super::*;
 
 /// The options every command takes.
-const COMMON_OPTIONS: [&str; 4] = ["-L", "--socket", "--client", "--json"];
+pub(crate) const COMMON_OPTIONS: [&str; 4] = ["-L", "--socket", "--client", "--json"];
 
 /// The words for pressing Enter that are no flag: `--submit` presses it.
 const ENTER: &[&str] = &["--enter", "--return", "--newline", "--cr", "--execute", "--run"];

@@ -24,6 +24,7 @@ use parse::*;
 use wording::*;
 
 pub(super) use flags::{commands_taking, help, is_command, overview};
+pub(super) use mistakes::COMMON_OPTIONS;
 
 /// Exit code when a wait timed out, as `termloom run` and `timeout(1)`.
 const EXIT_TIMEOUT: u8 = 124;
