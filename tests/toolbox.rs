@@ -280,12 +280,16 @@ fn a_toolbox_host_answers_a_secret_the_model_asks_for() {
     let toolbox = Toolbox::new(engine()).answer_secrets({
         let asked = asked.clone();
         move |ask| {
-            let mut asked = asked.lock().unwrap();
+            // (Poisoned by the first answer's panic.)
+            let mut asked = asked.lock().unwrap_or_else(|e| e.into_inner());
             asked.push(ask.clone());
-            (asked.len() > 1).then(|| secret.to_owned())
+            // (The first answer fails: a host's panic refuses, its message in no result.)
+            assert!(asked.len() > 1, "boom-in-the-host");
+            Some(secret.to_owned())
         }
     });
-    let command = "python3 -c 'import getpass; print(len(getpass.getpass()))'";
+    // The prompt holds a right-to-left override, which the host must not be handed raw.
+    let command = "python3 -c 'import getpass; print(len(getpass.getpass(\"Pass\\u202eword: \")))'";
     let ran = toolbox.call("terminal_run", &json!({"command": command}));
     assert!(!ran.is_error, "{}", ran.text);
     assert!(ran.text.contains("secret=true"), "{}", ran.text);
@@ -296,6 +300,7 @@ fn a_toolbox_host_answers_a_secret_the_model_asks_for() {
     let declined = toolbox.call("terminal_send", &send);
     assert_eq!(declined.error_code.as_deref(), Some("declined"), "{}", declined.text);
     assert!(declined.text.contains("nothing was typed"), "{}", declined.text);
+    assert!(!declined.text.contains("boom-in-the-host"), "{}", declined.text);
     let typed = toolbox.call("terminal_send", &send);
     assert!(!typed.is_error, "{}", typed.text);
     assert!(typed.text.contains("the person typed the secret"), "{}", typed.text);
@@ -310,11 +315,11 @@ fn a_toolbox_host_answers_a_secret_the_model_asks_for() {
     {
         assert!(!result.contains(secret), "{result}");
     }
-    let asked = asked.lock().unwrap();
+    let asked = asked.lock().unwrap_or_else(|e| e.into_inner());
     assert_eq!(asked.len(), 2);
     assert_eq!(asked[0].session, session);
     assert!(asked[0].program.starts_with("python3"), "{:?}", asked[0]);
-    assert_eq!(asked[0].prompt, "Password:", "{:?}", asked[0]);
+    assert_eq!(asked[0].prompt, "Pass⟨U+202E⟩word:", "{:?}", asked[0]);
     toolbox.call("terminal_close", &json!({"session_id": id}));
 }
 

@@ -120,13 +120,20 @@ impl Secrets<'_> {
 /// answer (through the call's claim, once the same process still asks at the same prompt).
 /// `None` is a refusal; the call's cancellation while the host was asked types nothing.
 fn host(answer: &SecretAnswer, asking: Asking<'_>) -> Result<(), ToolError> {
+    // Both strings are the program's to choose (its name by `prctl`, its prompt by what it
+    // prints): shown as a person must see them, with no escape sequence or reordering left.
     let ask = SecretAsk {
         session: asking.session,
-        program: asking.owner.program.clone(),
+        program: super::tools::shown_to_person(&asking.owner.program),
         pid: asking.owner.pid,
-        prompt: asking.owner.prompt.clone(),
+        prompt: super::tools::shown_to_person(&asking.owner.prompt),
     };
-    let secret = (answer.0)(&ask);
+    // A panic of the host's is no bug of termloom's, and its message, which may hold the
+    // secret, goes to no result: the call is refused.
+    let asked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (answer.0)(&ask)));
+    let Ok(secret) = asked else {
+        return Err(ToolError::declined("the host failed to answer; nothing was typed"));
+    };
     if asking.cancel.is_cancelled() {
         if let Some(secret) = secret {
             zero(secret);

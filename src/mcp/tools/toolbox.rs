@@ -95,7 +95,8 @@ pub struct SecretAsk {
     /// The session the program runs in.
     pub session: SessionId,
     /// The name of the process reading the terminal (`sudo`, `python3`, `ssh`), not the shell
-    /// that started it.
+    /// that started it. Like `prompt`, chosen by the program: control and format characters
+    /// (an escape sequence, a bidirectional override) come as visible stand-ins.
     pub program: String,
     /// Its pid, where `/proc` tells.
     pub pid: Option<i32>,
@@ -269,7 +270,10 @@ impl Toolbox {
     /// one, only while the same process still asks at the same prompt, and held for its read
     /// under the session's secret claim; it appears in no result (the model is told only that
     /// it was typed), and its copy is zeroed once typed. The call's cancellation does not end
-    /// `answer`; a secret it returns after the call was cancelled is not typed. Without it, no
+    /// `answer`; a secret it returns after the call was cancelled is not typed, and one that
+    /// panics refuses (code `declined`; its message goes to no result). While `answer` runs,
+    /// the call holds the session's turn: the same toolbox's calls typing there wait for it
+    /// (keys alone, reads and closes do not). Without it, no
     /// secret can be typed through the tools: `terminal_send secret=true` fails with code
     /// `no_answer`, telling the model to interrupt the program and say what needs the
     /// password. The toolbox's clones made after share it.
