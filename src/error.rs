@@ -585,7 +585,7 @@ impl fmt::Display for Whole<'_> {
             ),
             Error::WaitRegexUndecided { condition, bytes } => write!(
                 f,
-                "the wait's condition {condition} could not be searched within its bound of work ({bytes} bytes of a line or row left, with the pattern's states too many to keep): that wait ended, the session goes on; match a shorter part of the text, with fewer counted repetitions ([ab]{{20}} rather than [ab]{{990}})"
+                "the wait's condition {condition} could not be searched within its bound of work ({bytes} bytes of a line or row left): that wait ended, the session goes on; match a shorter part of the text, with fewer counted repetitions ([ab]{{20}} rather than [ab]{{990}}), and for a word boundary over text that is not all ASCII, ASCII's ((?-u:\\b) for \\b), which is searched without tracking each position"
             ),
             Error::RequestPanicked { session: Some(session), message } => write!(
                 f,
