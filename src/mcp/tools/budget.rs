@@ -203,19 +203,27 @@ impl Budget {
         enough.saturating_add(enough / 16)
     }
 
-    /// How to see what a result left out of session `id`'s screen, `left_out` (its text from
+    /// How to see what a result left out of a session's screen, `left_out` (its text from
     /// row `row` on, the first row left out or cut), to follow "left out; ": a larger
     /// `max_bytes`, when one the call may ask for shows it; else its rows from `row` on with
     /// `screen_rows`, which shows them a result at a time within any `max_bytes` (under a
     /// host's budget, a larger `max_bytes` returned the same cut screen and the same advice).
-    pub(crate) fn see_screen(&self, id: SessionId, left_out: &str, row: usize) -> String {
+    pub(crate) fn see_screen(&self, left_out: &str, row: usize) -> String {
         if self.enough(json_len(left_out)) <= self.largest {
             return "call terminal_read with view=\"screen\" and a larger max_bytes".to_owned();
         }
+        // (No longer than the advice above, by more than a few digits: a result's overhead
+        // past its `max_bytes` is bounded, `MAX_BYTES_OVERHEAD`.)
         format!(
-            "it is more than one result shows (max_bytes={} at most): read its rows from row {row} on with terminal_read session_id={id} screen_rows=\"{row}-\"",
+            "past max_bytes={}: read on with terminal_read screen_rows=\"{row}-\"",
             self.largest
         )
+    }
+
+    /// This budget, as under a host's budget of `largest` bytes (the most any call may ask).
+    #[cfg(test)]
+    pub(crate) fn capped(self, largest: usize) -> Budget {
+        Budget { largest, ..self }
     }
 
     /// How to see what a result left out of session `id`'s transcript, to follow "left out; ":
