@@ -60,8 +60,9 @@ pub struct Rule {
     pub cwd: Vec<PathBuf>,
     /// Environment names: the rule matches a start that sets or removes one of them (through
     /// the request's environment or an assignment on the command line). A `*` in one matches
-    /// any run of characters (`GIT_CONFIG_KEY_*`); as to [`Policy::guarded_env`], such a
-    /// family names itself and the plain names it matches.
+    /// any run of characters but `/`, and `?` any one, as in program patterns
+    /// (`GIT_CONFIG_KEY_*`); as to [`Policy::guarded_env`], such a family names itself and the
+    /// plain names it matches.
     #[serde(default)]
     pub env: Vec<String>,
     /// What the rule decides.
@@ -73,7 +74,8 @@ pub struct Rule {
 
 /// Variables that change what a program runs or loads: a start that sets one is asked about
 /// even where a rule allows its program, unless that rule names the variable in its `env`.
-/// An entry with a `*` names a family (`GIT_CONFIG_KEY_*`: `GIT_CONFIG_KEY_0`, ...), which a
+/// An entry with a `*` (any run of characters but `/`) names a family (`GIT_CONFIG_KEY_*`:
+/// `GIT_CONFIG_KEY_0`, ...), which a
 /// rule's `env` names by the same pattern.
 pub const DEFAULT_GUARDED_ENV: &[&str] = &[
     "PATH",
