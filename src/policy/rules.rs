@@ -265,11 +265,12 @@ impl Policy {
             .unwrap_or(default)
     }
 
-    /// The patterns with a `*` in `guarded_env` and the rules' `env`: families of names.
+    /// The patterns (with a `*` or `?`) in `guarded_env` and the rules' `env`: families of
+    /// names.
     fn families(&self) -> impl Iterator<Item = &str> {
         let rules = self.rules.iter().flat_map(|rule| rule.env.iter());
         let names = self.guarded_env.iter().chain(rules).map(String::as_str);
-        names.filter(|name| name.contains('*'))
+        names.filter(|name| is_family(name))
     }
 
     /// The strictest decision this policy can give any start: what a line it cannot read
@@ -294,10 +295,8 @@ impl Policy {
         if rule.decision == Decision::Allow {
             // A family is named by the same pattern; a name, by itself or a family of it.
             let named = |guard: &str| {
-                let family = guard.contains('*');
-                rule.env
-                    .iter()
-                    .any(|e| e == guard || (!family && e.contains('*') && glob(e, guard)))
+                let by_family = |e: &String| !is_family(guard) && is_family(e) && glob(e, guard);
+                rule.env.iter().any(|e| e == guard || by_family(e))
             };
             let guarded = self.guarded_env.iter().filter(|g| !named(g)).find_map(|g| seen.sets(g));
             if let Some(variable) = guarded {
@@ -363,13 +362,12 @@ struct SetNames<'a> {
     env: HashSet<&'a str>,
     /// Set by the line, with where in [`SpawnRequest::line_assigns`] each is first set.
     line: HashMap<&'a str, usize>,
-    /// For each family the policy names (a pattern with a `*`, in `guarded_env` or a rule's
+    /// For each family the policy names (a pattern with a `*` or `?`, in `guarded_env` or a rule's
     /// `env`), the names of it the request sets, found once for all its commands.
     families: HashMap<&'a str, Family<'a>>,
 }
 
 /// The names of one family (`GIT_CONFIG_KEY_*`) a request sets.
-#[derive(Default)]
 struct Family<'a> {
     /// One its environment sets or removes.
     env: Option<&'a str>,
@@ -420,7 +418,7 @@ impl<'a> Seen<'a> {
     }
 
     /// A variable the command's start sets or removes that `pattern` (a name, or a family
-    /// with a `*`) names: through the request's environment, its own assignments, or an
+    /// with a `*` or `?`) names: through the request's environment, its own assignments, or an
     /// assignment earlier in the line.
     fn sets<'p>(&'p self, pattern: &'p str) -> Option<&'p str> {
         let Some(family) = self.names.families.get(pattern) else {
@@ -449,6 +447,12 @@ impl<'a> Seen<'a> {
 /// `path` with its links followed, when it exists.
 fn canonical(path: &Path) -> PathBuf {
     std::fs::canonicalize(path).unwrap_or_else(|_| path.to_owned())
+}
+
+/// Whether an environment name of a policy's is a pattern (`GIT_CONFIG_KEY_*`): a family of
+/// names, matched by [`glob`].
+fn is_family(name: &str) -> bool {
+    name.contains(['*', '?'])
 }
 
 /// `*` matches any run of characters but `/`, `**` any run at all, `?` any one character but
@@ -585,6 +589,12 @@ mod tests {
         policy.rules[0].env = vec!["LD_*".into()];
         let preload = SpawnSpec::new("git").env("LD_PRELOAD", "/tmp/x.so").arg("status");
         assert_eq!(policy.decide(&request(preload)).decision, Decision::Allow);
+        // A rule's own family (with `?` too) matches a start that sets one of it.
+        let deny =
+            Rule { env: vec!["GIT_CONFIG_VALUE_?".into()], ..rule(&["git"], Decision::Deny) };
+        let denying = Policy { rules: vec![deny], ..Policy::default() };
+        let pair = SpawnSpec::new("git").env("GIT_CONFIG_VALUE_3", "x").arg("status");
+        assert_eq!(denying.decide(&request(pair)).decision, Decision::Deny);
         // Nothing else is taken for a family member.
         let plain = SpawnSpec::new("git").env("GIT_CONFIG_KEYS", "x").arg("status");
         assert_eq!(policy.decide(&request(plain)).decision, Decision::Allow);
