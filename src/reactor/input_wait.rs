@@ -678,6 +678,25 @@ pub(super) fn no_terminal_reader(slot: &Slot) -> Option<String> {
     }
 }
 
+/// Whether no thread of the foreground group of the session's terminal is seen reading it:
+/// none reads it, or that cannot be told (a `/proc` read past its bound on a loaded machine,
+/// a program of another user). See [`no_terminal_reader`], which tells the first alone.
+pub(super) fn no_reader_seen(slot: &Slot) -> bool {
+    let Some(master) = slot.master.as_ref() else {
+        return true;
+    };
+    let (Some(group), Some(device)) =
+        (crate::os::pty::foreground_group(master.as_fd()), slot.slave_device)
+    else {
+        return true;
+    };
+    let members = slot.cgroup.as_ref().map(|cgroup| cgroup.pids());
+    !matches!(
+        procfs::terminal_reader(group, Some(slot.pid), members.as_deref(), device),
+        procfs::TerminalReader::Reading { .. }
+    )
+}
+
 /// Whether a probe's sighting of a program waiting for input is taken as it is (a status) or
 /// only once confirmed (what ends a wait, or abandons a command line).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -168,16 +168,18 @@ impl Reactor {
         }
     }
 
-    /// Whether session `id` shows a prompt its program has not begun to read yet: the
+    /// Whether session `id` shows a prompt its program may not have begun to read yet: the
     /// cursor stands right after the text of its row (a line printed without its end, such as
-    /// `Password: `), and no thread of the foreground group reads the terminal, where `/proc`
-    /// tells (see `input_wait::no_terminal_reader`; `false` where it cannot). Not a program
-    /// working on with the cursor at a line's start (a build's output, `sleep 0.3; stty -echo;
-    /// read`), whose next reader with echo off would take a secret no prompt asked for.
+    /// `Password: `), and no thread of the foreground group is seen reading the terminal (see
+    /// `input_wait::no_reader_seen`: where `/proc` cannot tell, on a loaded machine, as
+    /// well; holding only delays a refusal, since nothing is typed while the terminal
+    /// echoes). Not a program working on with the cursor at a line's start (a build's output,
+    /// `sleep 0.3; stty -echo; read`), whose next reader with echo off would take a secret no
+    /// prompt asked for.
     fn prompt_not_read_yet(&self, id: SessionId) -> bool {
         let slot = self.sessions.get(&id.0);
         slot.is_some_and(|slot| {
-            slot.terminal.cursor_after_text() && input_wait::no_terminal_reader(slot).is_some()
+            slot.terminal.cursor_after_text() && input_wait::no_reader_seen(slot)
         })
     }
 
