@@ -668,33 +668,27 @@ fn still_reads(slot: &Slot, reader: Option<i32>) -> bool {
 /// whatever the timer, other threads running or not), naming a process of the group; `None`
 /// when one reads it, or when that cannot be told.
 pub(super) fn no_terminal_reader(slot: &Slot) -> Option<String> {
+    match terminal_reader(slot)? {
+        procfs::TerminalReader::NotReading { reason } => Some(reason),
+        procfs::TerminalReader::Reading { .. } | procfs::TerminalReader::Unknown { .. } => None,
+    }
+}
+
+/// What `/proc` tells of a reader of the session's terminal in its foreground group; `None`
+/// when the session has no terminal (any more) or no foreground group.
+fn terminal_reader(slot: &Slot) -> Option<procfs::TerminalReader> {
     let master = slot.master.as_ref()?;
     let group = crate::os::pty::foreground_group(master.as_fd())?;
     let members = slot.cgroup.as_ref().map(|cgroup| cgroup.pids());
     let device = slot.slave_device?;
-    match procfs::terminal_reader(group, Some(slot.pid), members.as_deref(), device) {
-        procfs::TerminalReader::NotReading { reason } => Some(reason),
-        procfs::TerminalReader::Reading { .. } | procfs::TerminalReader::Unknown { .. } => None,
-    }
+    Some(procfs::terminal_reader(group, Some(slot.pid), members.as_deref(), device))
 }
 
 /// Whether no thread of the foreground group of the session's terminal is seen reading it:
 /// none reads it, or that cannot be told (a `/proc` read past its bound on a loaded machine,
 /// a program of another user). See [`no_terminal_reader`], which tells the first alone.
 pub(super) fn no_reader_seen(slot: &Slot) -> bool {
-    let Some(master) = slot.master.as_ref() else {
-        return true;
-    };
-    let (Some(group), Some(device)) =
-        (crate::os::pty::foreground_group(master.as_fd()), slot.slave_device)
-    else {
-        return true;
-    };
-    let members = slot.cgroup.as_ref().map(|cgroup| cgroup.pids());
-    !matches!(
-        procfs::terminal_reader(group, Some(slot.pid), members.as_deref(), device),
-        procfs::TerminalReader::Reading { .. }
-    )
+    !matches!(terminal_reader(slot), Some(procfs::TerminalReader::Reading { .. }))
 }
 
 /// Whether a probe's sighting of a program waiting for input is taken as it is (a status) or
