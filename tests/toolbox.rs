@@ -97,7 +97,7 @@ fn a_budget_too_small_for_any_result_is_refused() {
     };
     assert_eq!(err.code(), "invalid_input");
     let message = err.to_string();
-    assert!(message.contains("at least 256") && message.contains("3072"), "{message}");
+    assert!(message.contains("at least 256") && message.contains("3200"), "{message}");
     let toolbox = Toolbox::new(engine()).max_bytes(256).unwrap();
     for arguments in [
         json!({"argv": ["seq", "1", "100000"]}),
@@ -159,6 +159,53 @@ fn a_screen_larger_than_the_budget_is_read_by_its_rows() {
     let look = json!({"session_id": id, "view": "screen", "max_bytes": 1000});
     let result = unbounded.call("terminal_read", &look);
     assert!(result.text.ends_with("and a larger max_bytes]"), "{}", result.text);
+    toolbox.call("terminal_close", &json!({"session_id": id}));
+}
+
+/// The advice to read on from a cut screen keeps the look's `styles`: the rows read on are
+/// marked as the rows shown were. It named `screen_rows` alone, so a look with
+/// `styles=false` read on with highlights marked `⟦…⟧`, and one with `styles=true` without
+/// their colours.
+#[test]
+fn the_advice_to_read_on_keeps_the_looks_styles() {
+    // 59 rows, the first word of the first ten in inverse video (few enough highlights to be
+    // marked by default), and a last one, on the alternate screen.
+    let rows = "printf '\\033[?1049h\\033[H'; i=10; while [ $i -lt 69 ]; do a=; b=; if [ $i -lt 20 ]; then a='\\033[7m'; b='\\033[0m'; fi; printf \"${a}row${b} %d %0150d\\r\\n\" $i 0; i=$((i+1)); done; printf 'last row'; exec sleep 60";
+    let start = json!({"argv": ["sh", "-c", rows], "cols": 200, "rows": 60, "for_screen_text": "last row", "timeout_ms": 60000});
+    let toolbox = Toolbox::new(engine()).max_bytes(1000).unwrap();
+    let started = toolbox.call("terminal_start", &start);
+    assert!(!started.is_error, "{}", started.text);
+    let id = started.structured.as_ref().unwrap()["session_id"].clone();
+    for (styles, argument) in
+        [(json!(null), ""), (json!(false), " styles=false"), (json!(true), " styles=true")]
+    {
+        let look = json!({"session_id": id, "view": "screen", "styles": styles});
+        let result = toolbox.call("terminal_read", &look);
+        assert!(!result.is_error, "{}", result.text);
+        let advice = result.text.lines().last().unwrap();
+        let Some((_, rows)) = advice.split_once("screen_rows=\"") else {
+            panic!("no screen_rows in {advice:?}")
+        };
+        let (from, rest) = rows.split_once('"').unwrap();
+        assert!(rest.strip_suffix(']') == Some(argument), "{styles}: {advice}");
+        // Read on as advised: the rows are marked as the look's were.
+        let mut on = json!({"session_id": id, "screen_rows": from});
+        if !styles.is_null() {
+            on["styles"] = styles.clone();
+        }
+        let read_on = toolbox.call("terminal_read", &on);
+        assert!(!read_on.is_error, "{}", read_on.text);
+        let marked =
+            |text: &str| text.lines().any(|row| row.contains("⟦row⟧") || row.contains("|row⟧"));
+        assert_eq!(
+            marked(&result.text),
+            marked(&read_on.text),
+            "{styles}: {}\n{}",
+            result.text,
+            read_on.text
+        );
+        assert_eq!(marked(&read_on.text), styles != json!(false), "{}", read_on.text);
+    }
     toolbox.call("terminal_close", &json!({"session_id": id}));
 }
 

@@ -72,7 +72,7 @@ pub(crate) fn parse_for_fuzzing(bytes: &[u8]) {
 /// (field names, numbers, the status, notes on what was left out and cut markers), stays
 /// within this many bytes: the serialized text and structured content together never exceed
 /// `max_bytes + MAX_BYTES_OVERHEAD`.
-pub const MAX_BYTES_OVERHEAD: usize = 3072;
+pub const MAX_BYTES_OVERHEAD: usize = 3200;
 
 /// Default limit of one message: 4 MiB.
 pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 4 << 20;

@@ -10,6 +10,7 @@
 //! [`MAX_BYTES_OVERHEAD`]: crate::mcp::MAX_BYTES_OVERHEAD
 
 use super::Call;
+use super::screen_diff::Styles;
 use super::view::MAX_BYTES_RANGE;
 use crate::SessionId;
 
@@ -208,14 +209,23 @@ impl Budget {
     /// `max_bytes`, when one the call may ask for shows it; else its rows from `row` on with
     /// `screen_rows`, which shows them a result at a time within any `max_bytes` (under a
     /// host's budget, a larger `max_bytes` returned the same cut screen and the same advice).
-    pub(crate) fn see_screen(&self, left_out: &str, row: usize) -> String {
+    /// The look's `styles` go into the advice when they are not the default, so that the
+    /// rows read on are marked as the rows shown were.
+    pub(crate) fn see_screen(&self, left_out: &str, row: usize, styles: Styles) -> String {
+        let styles = match styles {
+            Styles::Meaningful => "",
+            Styles::All => " styles=true",
+            Styles::Off => " styles=false",
+        };
         if self.enough(json_len(left_out)) <= self.largest {
-            return "call terminal_read with view=\"screen\" and a larger max_bytes".to_owned();
+            return format!(
+                "call terminal_read with view=\"screen\"{styles} and a larger max_bytes"
+            );
         }
         // (No longer than the advice above, by more than a few digits: a result's overhead
         // past its `max_bytes` is bounded, `MAX_BYTES_OVERHEAD`.)
         format!(
-            "past max_bytes={}: read on with terminal_read screen_rows=\"{row}-\"",
+            "past max_bytes={}: read on with terminal_read screen_rows=\"{row}-\"{styles}",
             self.largest
         )
     }

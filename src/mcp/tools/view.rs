@@ -1152,7 +1152,7 @@ fn layout(
                             number.parse().unwrap_or_default()
                         }
                     };
-                    budget.see_screen(&full[cut..], row)
+                    budget.see_screen(&full[cut..], row, frame.styles())
                 }
             };
             let (json, block) =

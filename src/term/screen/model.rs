@@ -182,7 +182,7 @@ pub(crate) fn model_view(
         if !text.is_empty() && !text.ends_with('\n') {
             block.push('\n');
         }
-        block.push_str(&format!("[... {omitted} more bytes of the screen left out; {see_more}]"));
+        block.push_str(&format!("[... {omitted} bytes of the screen left out; {see_more}]"));
     }
     (json, block)
 }

@@ -200,7 +200,7 @@ pub(super) fn slide_saves(
     }
     // Marks count up to the row's last character (a caller drops them after it, where they
     // end with the text).
-    let text_end = match frame.runs_end_with_text {
+    let text_end = match frame.styles == Styles::Meaningful {
         true => now.iter().rposition(|cell| !blank(cell)).map_or(0, |at| at + 1),
         false => cols,
     };

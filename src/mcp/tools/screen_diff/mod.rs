@@ -60,8 +60,9 @@ pub(crate) struct Frame {
     texts: Vec<String>,
     /// The marked runs of every row, clipped as `lines` shows them.
     runs: Vec<Marked>,
-    /// Marks end with their row's text ([`Styles::Meaningful`]), not with their run.
-    runs_end_with_text: bool,
+    /// Which styled runs are marked (with [`Styles::Meaningful`], marks end with their row's
+    /// text, not with their run).
+    styles: Styles,
     /// A hash of each row of `lines`, to find rows that moved without comparing every pair.
     hashes: Vec<u64>,
     /// The cursor's row with its runs and the cursor marked, when the cursor is visible.
@@ -132,7 +133,7 @@ impl Frame {
             lines,
             texts: screen.lines.clone(),
             runs,
-            runs_end_with_text: styles == Styles::Meaningful,
+            styles,
             cursor_line,
             used: screen.used_rows(),
             hashes,
@@ -150,6 +151,11 @@ impl Frame {
     /// Whether row `row` holds what row `at` of `other` holds.
     fn same_row(&self, row: usize, other: &Frame, at: usize) -> bool {
         self.hashes.get(row) == other.hashes.get(at) && self.lines.get(row) == other.lines.get(at)
+    }
+
+    /// Which styled runs it marks.
+    pub(crate) fn styles(&self) -> Styles {
+        self.styles
     }
 
     /// Whether the cursor is marked in the text (it is visible, on a blank cell).
