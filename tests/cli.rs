@@ -2118,6 +2118,68 @@ fn a_flag_given_as_the_command_is_told_the_command_that_takes_it() {
     assert!(err.contains("unknown command") && !err.contains("did you mean"), "{err}");
 }
 
+/// `mcp`, `server` and `attach` read their flags a word at a time, and list their own by hand
+/// (`VALUE_FLAGS`, `SWITCHES`) for `--flag=VALUE` and for a flag given as the command: of
+/// every `--flag` a command's help names, those its parser takes are listed and those it
+/// refuses are not (listed, `termloom --flag` is told the command), and a listed flag's
+/// value is taken inline too. (`bin_cli::tests::listed_flags_are_named_in_their_help`
+/// checks that no listed flag is missing from the help.)
+#[test]
+fn the_flags_mcp_server_and_attach_list_are_the_ones_their_parsers_take() {
+    const NOT_A_FLAG: &str = "--not-a-flag";
+    // Refused for NOT_A_FLAG, after it: the words before it were taken.
+    let takes = |args: &[&str]| {
+        let mut args = args.to_vec();
+        args.push(NOT_A_FLAG);
+        refused(&args).contains(&format!("argument {NOT_A_FLAG:?}"))
+    };
+    for command in ["mcp", "server", "attach"] {
+        let help = stdout(&termloom(&["help", command]));
+        let words: Vec<&str> = help.split_whitespace().collect();
+        let mut taken = Vec::new();
+        for (at, word) in words.iter().enumerate() {
+            let flag = word.trim_matches(|c: char| !c.is_ascii_alphanumeric() && c != '-');
+            if !flag.starts_with("--") || ["--help", "--socket"].contains(&flag) {
+                continue;
+            }
+            // A value's placeholder in capitals follows the flag somewhere in the help.
+            let value = words.iter().zip(&words[1..]).any(|(w, next)| {
+                let placeholder = next.split(|c: char| !c.is_ascii_alphabetic()).next();
+                *w == flag && placeholder.is_some_and(|p| !p.is_empty() && p == p.to_uppercase())
+            });
+            let accepted = match value {
+                true => takes(&[command, flag, "1"]),
+                false => takes(&[command, flag]),
+            };
+            let err = refused(&[flag]);
+            let named = err.split_once("is a flag, not a command").is_some_and(|(_, told)| {
+                told.split(|c: char| !c.is_ascii_alphanumeric() && c != '-').any(|w| w == command)
+            });
+            assert_eq!(
+                accepted, named,
+                "`termloom {command}` takes {flag} (value: {value}): {accepted}; listed: {named} \
+                 (`termloom {flag}`: {err}); word {at} of its help"
+            );
+            if accepted && value {
+                let inline = format!("{flag}=1");
+                assert!(takes(&[command, &inline]), "`termloom {command} {inline}` refused");
+            }
+            if accepted && !taken.contains(&flag) {
+                taken.push(flag);
+            }
+        }
+        let expected: &[&str] = match command {
+            "mcp" => &["--config", "--policy", "--server"],
+            "server" => &["--idle-exit", "--max-clients", "--detach"],
+            _ => &["--takeover", "--no-status"],
+        };
+        // (So that a help read wrongly does not pass for want of flags.)
+        for flag in expected {
+            assert!(taken.contains(flag), "{command}: {flag} not found in its help: {taken:?}");
+        }
+    }
+}
+
 /// A `--text` ending in `\n` written out (`echo hi\n`, as `run --send` and the MCP tools
 /// take it) is typed as it is, not as Enter: the result says so, under its first line, and
 /// how to press Enter; a text ending in a real line break, or in `\\n`, gets no such note.

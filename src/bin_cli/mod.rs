@@ -191,7 +191,9 @@ fn help_command(topic: Option<OsString>) -> ExitCode {
 /// The commands, for messages.
 const COMMANDS: &str = "run, mcp, server, start, send, wait, read, screen, exec, signal, resize, close, list, attach, kill-server and help";
 
-/// The commands that take flag `flag`, as their parsers know them.
+/// The commands that take flag `flag`, as their parsers know them. (The flags `mcp`,
+/// `server` and `attach` list by hand are checked against their help and their parsers, by
+/// `tests::listed_flags_are_named_in_their_help` and a test in tests/cli.rs.)
 fn commands_taking(flag: &str) -> Vec<&'static str> {
     let own: [(&str, &[&str]); 5] = [
         ("mcp", &mcp::VALUE_FLAGS),
@@ -327,4 +329,44 @@ pub(crate) fn load_config(
         config.policy = Some(termloom::Policy::from_toml_file(path)?);
     }
     Ok(config)
+}
+
+#[cfg(test)]
+mod tests {
+    /// Each flag `mcp`, `server` and `attach` list by hand is one their help gives as an
+    /// option (on a usage line or at the start of an option's line), a value flag with its
+    /// value's placeholder and a switch without: tests/cli.rs's
+    /// `the_flags_mcp_server_and_attach_list_are_the_ones_their_parsers_take` checks every
+    /// flag the help names against the lists and the parser, so a listed flag is one the
+    /// parser takes.
+    #[test]
+    fn listed_flags_are_named_in_their_help() {
+        let lists: [(&str, &str, &[&str], &[&str]); 3] = [
+            ("mcp", super::mcp::HELP, &super::mcp::VALUE_FLAGS, &super::mcp::SWITCHES),
+            ("server", super::server::HELP, &super::server::VALUE_FLAGS, &super::server::SWITCHES),
+            ("attach", super::attach::HELP, &[], &super::attach::SWITCHES),
+        ];
+        for (command, help, values, switches) in lists {
+            let options = help.lines().map(str::trim_start).filter(|line| {
+                line.starts_with("Usage:") || line.starts_with("termloom ") || line.starts_with('-')
+            });
+            let words: Vec<&str> = options
+                .flat_map(str::split_whitespace)
+                .map(|word| word.trim_matches(['[', ']', ',', '|']))
+                .collect();
+            for flag in values.iter().chain(switches) {
+                let at = words.iter().position(|word| word == flag);
+                let next = at.and_then(|at| words.get(at + 1)).copied().unwrap_or_default();
+                // (`FILE`, `SECONDS|never`, `N`; not `Started`.)
+                let letters = next.split(|c: char| !c.is_ascii_alphabetic()).next();
+                let placeholder = letters.is_some_and(|l| !l.is_empty() && l == l.to_uppercase());
+                assert!(at.is_some(), "{command} lists {flag}, which its help gives no line");
+                assert_eq!(
+                    placeholder,
+                    values.contains(flag),
+                    "{command}'s help gives {flag} {next:?}"
+                );
+            }
+        }
+    }
 }

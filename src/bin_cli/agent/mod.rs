@@ -608,6 +608,40 @@ mod tests {
         assert!(!asks("read", &["1", "--json=yes"]));
     }
 
+    /// `COMMON_OPTIONS`, kept by hand, are the options the help says every command takes
+    /// (its "Every command takes" paragraph), and every command's parser takes each of them.
+    #[test]
+    fn the_common_options_are_the_ones_every_command_takes() {
+        let help = help(None);
+        let (_, common) = help.split_once("Every command takes").unwrap();
+        let common = common.split("\n\n").next().unwrap_or_default();
+        let mut named: Vec<&str> = common
+            .split_whitespace()
+            .map(|word| word.trim_matches(|c: char| !c.is_ascii_alphanumeric() && c != '-'))
+            .filter(|word| word.starts_with('-'))
+            .collect();
+        let mut listed = COMMON_OPTIONS.to_vec();
+        named.sort_unstable();
+        named.dedup();
+        listed.sort_unstable();
+        assert_eq!(named, listed, "{common}");
+        for command in every_command() {
+            for option in COMMON_OPTIONS {
+                let mut args = vec![option.to_owned()];
+                if option != "--json" {
+                    args.push(if option == "--socket" { "/tmp/s" } else { "x" }.to_owned());
+                }
+                args.push("--not-a-flag".to_owned());
+                let refused = parse(command, args).err().unwrap_or_default();
+                assert!(
+                    refused.contains("take --not-a-flag"),
+                    "{} {option}: {refused}",
+                    command.name
+                );
+            }
+        }
+    }
+
     #[test]
     fn a_start_gets_the_callers_directory() {
         let here = std::env::current_dir().unwrap();
