@@ -1414,30 +1414,37 @@ fn the_line_that_started_a_pager_is_not_printed_when_it_quits() {
 /// row filled to its last column writes its prompt on the next row after a space and a
 /// backspace, so that row wraps into the prompt's: `q` (and `<Space>`, which writes the
 /// line's rest over the prompt) repeated that row's whole line, 80 bytes the caller had
-/// read, after `[from a line you saw, since redrawn]`, as if it had changed. A line editor's
-/// command line wrapped the same way is no prompt: deleting its end is still shown.
+/// read, after `[from a line you saw, since redrawn]`, as if it had changed. So it did when
+/// the full row ended in a blank (each line led by `abc`, a word ends at the margin): the read
+/// line keeps a wrapped row's blank, the screen's row trims it, and `q` repeated the row's
+/// line (79 bytes). A line editor's command line wrapped the same way is no prompt: deleting
+/// its end is still shown.
 #[test]
 fn a_pagers_prompt_after_a_full_row_is_no_line_redrawn() {
     if !require("less") {
         return;
     }
     let dir = tempdir();
-    let wide: String = (1..=20).map(|i| format!("line{i:02} ").repeat(14) + "xx\n").collect();
-    std::fs::write(dir.join("wide.txt"), wide).unwrap();
     let file = dir.join("wide.txt");
     let file = file.to_str().unwrap();
     let server = PrivateServer::start();
-    let full_row = "line05 ".repeat(11) + "lin";
-    for (name, keys) in [("quit", "q"), ("page", " ")] {
-        let start = ["start", "--name", name, "--size", "80x10", "--", "less", "-X", file];
-        let page = server.ok(&start);
-        assert!(page.contains("less waiting for keys") && page.contains(&full_row), "{page}");
-        let after = server.ok(&["send", name, "--keys", keys]);
-        assert!(!after.contains("since redrawn") && !after.contains(&full_row), "{after}");
-        if keys == " " {
-            assert!(after.contains("line09 xx\n:"), "{after}");
+    let rows = ["line05 ".repeat(11) + "lin", "abc".to_owned() + &"line05 ".repeat(11)];
+    let rests = ["line09 xx\n:", "]\nline05 line05 line05 xx\nabcline06 "];
+    for ((lead, full_row), rest) in ["", "abc"].into_iter().zip(rows).zip(rests) {
+        let wide: String =
+            (1..=20).map(|i| format!("{lead}{}xx\n", format!("line{i:02} ").repeat(14))).collect();
+        std::fs::write(file, wide).unwrap();
+        for (name, keys) in [("quit", "q"), ("page", " ")] {
+            let start = ["start", "--name", name, "--size", "80x10", "--", "less", "-X", file];
+            let page = server.ok(&start);
+            assert!(page.contains("less waiting for keys") && page.contains(&full_row), "{page}");
+            let after = server.ok(&["send", name, "--keys", keys]);
+            assert!(!after.contains("since redrawn") && !after.contains(&full_row), "{after}");
+            if keys == " " {
+                assert!(after.contains(rest), "{after}");
+            }
+            server.ok(&["close", name]);
         }
-        server.ok(&["close", name]);
     }
     std::fs::remove_dir_all(&dir).unwrap();
     // A line editor's command line wrapped after a full row is no prompt: deleting the part

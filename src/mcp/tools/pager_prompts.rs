@@ -20,7 +20,7 @@ pub(crate) struct PagerPrompt {
     /// The text of the rows above it that the terminal wrapped into its row, with which its
     /// line starts: `less` writes its prompt after a row filled to its last column with a
     /// space and a backspace, which wrap that row (empty when the prompt's row is a line of
-    /// its own).
+    /// its own). Each row's blanks up to its last column are kept, as its line keeps them.
     pub above: String,
 }
 
@@ -30,11 +30,24 @@ impl PagerPrompt {
     /// it (the prompt and `now` begin with no text in common, blanks aside). The rows
     /// [`PagerPrompt::above`] it must still start with, unchanged.
     pub(crate) fn erased_by(&self, now: &str) -> bool {
-        let Some(now) = now.strip_prefix(self.above.as_str()) else {
+        let Some(rows) = self.above_in(now) else {
             return false;
         };
+        let now = &now[rows..];
         let common = self.text.chars().zip(now.chars()).take_while(|(a, b)| a == b);
         common.map(|(a, _)| a).all(char::is_whitespace)
+    }
+
+    /// How many bytes of `now`, what line [`PagerPrompt::line`] reads since, are
+    /// [`PagerPrompt::above`], unchanged: all of it, or, when `now` ends within its trailing
+    /// blanks (a settled line keeps none; the prompt after them erased), all of `now`.
+    /// `None` when `now` does not start with those rows.
+    pub(crate) fn above_in(&self, now: &str) -> Option<usize> {
+        if now.starts_with(self.above.as_str()) {
+            return Some(self.above.len());
+        }
+        let cut = self.above.strip_prefix(now)?;
+        cut.trim().is_empty().then_some(now.len())
     }
 }
 
@@ -87,6 +100,13 @@ mod tests {
         assert!(wrapped.erased_by("line05 line05 xx"));
         assert!(!wrapped.erased_by("line05 linwide.txt"));
         assert!(!wrapped.erased_by("$ "));
+        // Rows ending in a blank at their last column: a settled line keeps none at its end.
+        let blank = PagerPrompt { above: "line05 line05 ".to_owned(), ..prompt(":") };
+        assert!(blank.erased_by("line05 line05") && blank.erased_by("line05 line05 line05"));
+        assert_eq!(blank.above_in("line05 line05"), Some(13));
+        assert_eq!(blank.above_in("line05 line05 xx"), Some(14));
+        assert!(!blank.erased_by("line05 line05 :") && !blank.erased_by("line05 line0"));
+        assert_eq!(blank.above_in("line05 line04"), None);
     }
 
     #[test]

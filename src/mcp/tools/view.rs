@@ -17,8 +17,8 @@ use super::screen_diff::{Frame, Shape, Styles, painted_by_curses};
 use super::unpad;
 use super::waits::Report;
 use super::{Call, ToolError, ToolOutput};
-use crate::term::screen::byte_at_cell;
 use crate::term::screen::model::{CursorShown, model_view};
+use crate::term::screen::{byte_at_cell, cell_col};
 
 /// Default bound of returned text.
 pub(crate) const DEFAULT_MAX_BYTES: u64 = 16_384;
@@ -508,7 +508,13 @@ pub(crate) fn pager_prompt_ending(
     if first < row && screen.modes.bracketed_paste {
         return None;
     }
-    let above = screen.lines.get(first..row)?.concat();
+    // Those rows were written to their last column: the blanks there, which a screen row
+    // trims, are the line's (a word that ends at the margin), as the read line keeps them.
+    let filled = |text: &String| {
+        let blanks = usize::from(screen.cols.saturating_sub(cell_col(text, text.len())));
+        format!("{text}{:blanks$}", "")
+    };
+    let above: String = screen.lines.get(first..row)?.iter().map(filled).collect();
     let text = screen.lines.get(row)?;
     let (before, after) = text.split_at(byte_at_cell(text, screen.cursor.col));
     let before = before.trim_end();
@@ -689,8 +695,10 @@ pub(crate) fn show(
         new.rewritten &= !erased;
         // The rows above the prompt that wrapped into it, read before and left as they were,
         // are not repeated: only what follows them on their line (or after it) is new.
-        if let Some(prompt) = at_prompt.as_ref().filter(|p| erased && !p.above.is_empty()) {
-            new.text.drain(..prompt.above.len());
+        if let Some(rows) = at_prompt.as_ref().filter(|_| erased).and_then(|p| p.above_in(first))
+            && rows > 0
+        {
+            new.text.drain(..rows);
             if new.text.starts_with('\n') {
                 new.text.remove(0);
                 new.first_line = new.first_line.map(|line| line + 1);
@@ -1265,6 +1273,34 @@ mod tests {
             // The longer of the two words a header says of a recording.
             recording: Some("recording not at its path"),
         }
+    }
+
+    /// `less -X`'s prompt after a row filled to its last column, its last cell a blank (a
+    /// word that ends at the margin): the read line keeps that blank (the row wrapped), the
+    /// screen's row trims it; the prompt is still a pager's, its line starting with the row,
+    /// blank and all, and erasing it repeats nothing of the row.
+    #[test]
+    fn a_pagers_prompt_after_a_full_row_ending_in_a_blank_is_one() {
+        let mut screen = screen_of(String::new(), vec!["line05 line05".into(), ":".into()]);
+        screen.cols = 14;
+        screen.rows = 2;
+        screen.cursor = Cursor { row: 1, col: 1, visible: true };
+        screen.alternate = false;
+        screen.modes.bracketed_paste = false;
+        screen.wrapped = vec![true, false];
+        let status = Status {
+            activity: crate::Activity::WaitingForInput,
+            input_kind: Some(crate::InputKind::Keys),
+            ..Status::default()
+        };
+        let read = "line04\nline05 line05 :";
+        let prompt = pager_prompt_ending(read, 7, &status, &screen).expect("a pager's prompt");
+        assert_eq!((prompt.above.as_str(), prompt.text.as_str()), ("line05 line05 ", ":"));
+        // `q`: the prompt erased, the line settled without its blank; `<Space>`: the line's
+        // rest written over the prompt.
+        assert!(prompt.erased_by("line05 line05") && prompt.erased_by("line05 line05 xx"));
+        assert_eq!(prompt.above_in("line05 line05"), Some(13));
+        assert_eq!(prompt.above_in("line05 line05 xx"), Some(14));
     }
 
     /// A look at the primary screen after a line read before its break came (`ready`, read
