@@ -144,7 +144,9 @@ pub fn decode_escapes(data: &[u8]) {
 
 /// Parses a key script and encodes it for every combination of the input modes that change
 /// encodings; a script of bare key names is told a bracketed one
-/// ([`crate::bracketed_key_names`]) that must parse.
+/// ([`crate::bracketed_key_names`]) that must parse, and one that parses and ends in a key
+/// name written out ([`crate::key_name_typed_at_end`]) a script that parses and ends in
+/// that key.
 pub fn key_script(data: &[u8]) {
     let Ok(text) = std::str::from_utf8(data) else { return };
     if let Some(bracketed) = crate::input::keys::bracketed_key_names(text) {
@@ -154,6 +156,14 @@ pub fn key_script(data: &[u8]) {
         );
     }
     let Ok(items) = crate::input::keys::parse_key_script(text) else { return };
+    if let Some((word, pressing)) = crate::input::keys::key_name_typed_at_end(text) {
+        let told = crate::input::keys::parse_key_script(&pressing);
+        let key = word.parse::<crate::Key>().ok();
+        assert!(
+            matches!(told.as_deref().map(<[_]>::last), Ok(Some(crate::ScriptItem::Key(last))) if Some(*last) == key),
+            "{text:?} is told {pressing:?}, which does not end in {word}"
+        );
+    }
     for app_cursor in [false, true] {
         for (kitty, modify_other_keys) in [(0u8, 0u8), (0, 1), (0, 2), (1, 0), (31, 0)] {
             let modes = crate::input::keys::KeyModes {

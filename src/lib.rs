@@ -48,6 +48,11 @@ pub mod tools {
         DEFAULT_MAX_QUEUED_CALLS, SecretAsk, ToolCancel, ToolDefinition, ToolResult, Toolbox,
     };
 
+    /// How `terminal_send`'s note on a key name its `keys` end with, typed as text, starts
+    /// (`make Enter`: see [`crate::key_name_typed_at_end`]). The command line, which says it
+    /// in its own words, leaves the tool's line out.
+    pub const TYPED_KEY_NAME_NOTE: &str = crate::mcp::tools::TYPED_KEY_NAME;
+
     /// The longest wait a tool call may ask for (`timeout_ms`, `quiet_ms`...), in
     /// milliseconds: an hour. A longer one is refused, naming this bound.
     pub const MAX_TIMEOUT_MS: u64 = crate::mcp::tools::MAX_TIMEOUT_MS;
@@ -83,7 +88,7 @@ pub use input::escapes::decode_escapes;
 pub use input::keypad::KeypadKey;
 pub use input::keys::{
     ACCEPTED_KEY_FORMS, Key, KeyCode, KeyParseError, Modifiers, ScriptItem, bracketed_key_names,
-    parse_key_script, typing_parts,
+    key_name_typed_at_end, parse_key_script, typing_parts,
 };
 pub use input::line_breaks::enter_for_line_breaks;
 pub use input::mouse::{MouseButton, MouseEncoding, MouseError};

@@ -242,17 +242,42 @@ fn a_call_can_be_cancelled_from_another_thread() {
     assert!(started.elapsed() < LONG);
 }
 
-/// A cancelled call returns nothing, whichever tool's wait the cancellation ended (not a
-/// result saying the wait was cancelled).
-#[test]
-fn a_cancelled_wait_of_any_tool_returns_nothing() {
-    let toolbox = Toolbox::new(engine());
+/// The id of a session of `cat` started by `toolbox`, once it runs.
+fn started_cat(toolbox: &Toolbox) -> Value {
     let started = toolbox.call(
         "terminal_start",
         &json!({"argv": ["sh", "-c", "echo ready; exec cat"], "for_text": "ready"}),
     );
     assert!(!started.is_error, "{}", started.text);
-    let id = started.structured.unwrap()["session_id"].clone();
+    started.structured.unwrap()["session_id"].clone()
+}
+
+/// `keys` ending in a key name written out after text (`ab Enter`, tmux's notation) types
+/// its letters as before, and the result says so in one line, with the script that presses
+/// the key; words that read as text (`Foo Bar`) are told nothing.
+#[test]
+fn a_key_name_written_out_at_the_end_of_keys_is_told() {
+    let toolbox = Toolbox::new(engine());
+    let id = started_cat(&toolbox);
+    let send = json!({"session_id": id, "keys": "ab Enter", "for_text": "ab Enter"});
+    let typed = toolbox.call("terminal_send", &send);
+    assert!(!typed.is_error, "{}", typed.text);
+    let note = "[keys typed its last word, Enter, as text; keys=\"ab<Enter>\" presses the key]";
+    assert_eq!(typed.text.matches(note).count(), 1, "{}", typed.text);
+    assert!(typed.text.contains("ab Enter"), "the letters are typed: {}", typed.text);
+    let send = json!({"session_id": id, "keys": " Foo Bar", "for_text": "Foo Bar"});
+    let text = toolbox.call("terminal_send", &send);
+    assert!(!text.is_error && !text.text.contains("last word"), "{}", text.text);
+    let closed = toolbox.call("terminal_close", &json!({"session_id": id}));
+    assert!(!closed.is_error, "{}", closed.text);
+}
+
+/// A cancelled call returns nothing, whichever tool's wait the cancellation ended (not a
+/// result saying the wait was cancelled).
+#[test]
+fn a_cancelled_wait_of_any_tool_returns_nothing() {
+    let toolbox = Toolbox::new(engine());
+    let id = started_cat(&toolbox);
     for (tool, arguments) in [
         ("terminal_read", json!({"session_id": id, "for_text": "never", "timeout_ms": 600000})),
         (

@@ -128,6 +128,12 @@ fn perform(session: &Session, plan: &Plan, reporter: &mut Reporter) -> Result<()
     let timeout = plan.options.timeout;
     let mut steps = plan.steps.iter().peekable();
     while let Some(planned) = steps.next() {
+        // Typed as given (`make Enter` types its letters), and said on stderr.
+        if let Step::Keys(script) = &planned.step
+            && let Some(note) = super::values::key_name_typed_as_text(script)
+        {
+            say!("termloom: step {}: {note}", planned.number);
+        }
         let typed = match &planned.step {
             Step::Send(text) => Some(Typed::Bytes(typed_text(text))),
             Step::Submit(text) => {

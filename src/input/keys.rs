@@ -973,12 +973,59 @@ pub fn bracketed_key_names(script: &str) -> Option<String> {
     if words.is_empty() || !words.iter().all(|word| named(word)) {
         return None;
     }
-    // A `<` in brackets starts another name: the key is written `lt` there (`C-<`, `<C-lt>`).
-    let bracketed = |word: &&str| match word.strip_suffix('<') {
+    Some(words.iter().map(|word| bracketed(word)).collect())
+}
+
+/// Key name `word` in angle brackets: `<Enter>`, `<C-c>`. A `<` in brackets starts another
+/// name, so the key is written `lt` there (`C-<` is `<C-lt>`).
+fn bracketed(word: &str) -> String {
+    match word.strip_suffix('<') {
         Some(modifiers) => format!("<{modifiers}lt>"),
         None => format!("<{word}>"),
+    }
+}
+
+/// The names that, written out as the last word of a key script, are taken for a key meant
+/// and not for text: what a terminal's text seldom ends with but tmux's `send-keys TEXT Enter`
+/// ends with. Written as tmux and vim write them (`enter`, `TAB` are left alone): `Enter`,
+/// the Escape key (`Escape`, `Esc`), Tab and Shift-Tab (`Tab`, `BTab`) and Backspace
+/// (`BSpace`, `Backspace`). Names that end sentences and commands as words (`Up`, `End`,
+/// `Home`, `Space`, `Bar`, `Lt`, `Return`, `Delete`, `F1`) are not among them.
+const KEY_NAMES_ENDING_NO_TEXT: [&str; 7] =
+    ["Enter", "Escape", "Esc", "Tab", "BTab", "BSpace", "Backspace"];
+
+/// The key name that key script `script` ends with as text, written out without its angle
+/// brackets after text (`make Enter`, `sleep 9 C-c`: tmux's `send-keys` notation), which
+/// [`parse_key_script`] types letter by letter, and the script that presses it instead:
+/// `("Enter", "make<Enter>")`, `("C-c", "sleep 9<C-c>")` (the text before the name, without
+/// the spaces after it, then the key). `None` for any other script.
+///
+/// Only a last word that essentially never ends typed text counts, since the script is typed
+/// as it is and only told: `Enter`, `Escape`, `Esc`, `Tab`, `BTab`, `BSpace` or `Backspace`,
+/// capitalised as tmux and vim write them (`KEY_NAMES_ENDING_NO_TEXT`), or a chord of tmux's upper-case modifiers (`C-`, `M-`, `S-`) with a
+/// lower-case letter (`C-c`, `C-d`, `M-x`, `C-M-a`); a capital after them reads as a range
+/// or a grade (`C-D`). Words that are key names but also ordinary words (`Press Up`,
+/// `echo Foo Bar`, `Lt`, `End`) stay text, as does a name before the end (`Press Enter now`)
+/// or followed by a bracketed key (`Enter<Enter>`), and a script of key names alone, which
+/// [`bracketed_key_names`] tells. The command line's `--keys` and the MCP tools' `keys` type
+/// such a script as given and note it with the script returned.
+pub fn key_name_typed_at_end(script: &str) -> Option<(&str, String)> {
+    let (before, word) = script.trim_end().rsplit_once(char::is_whitespace)?;
+    let before = before.trim_end();
+    let chord = |word: &str| {
+        let mut rest = word;
+        while let Some(after) = ["C-", "M-", "S-"].iter().find_map(|m| rest.strip_prefix(m)) {
+            rest = after;
+        }
+        rest.len() < word.len()
+            && rest.len() == 1
+            && rest.starts_with(|c: char| c.is_ascii_lowercase())
     };
-    Some(words.iter().map(bracketed).collect())
+    let named = KEY_NAMES_ENDING_NO_TEXT.contains(&word) || chord(word);
+    if before.is_empty() || !named || bracketed_key_names(script).is_some() {
+        return None;
+    }
+    Some((word, format!("{before}{}", bracketed(word))))
 }
 
 /// Finds the key name after a `<`. Returns the name and the number of bytes
@@ -1919,6 +1966,59 @@ mod tests {
         ];
         for (script, expected) in cases {
             assert_eq!(parse_key_script(script).unwrap(), expected, "{script:?}");
+        }
+    }
+
+    #[test]
+    fn a_key_name_written_out_at_the_end_of_text_is_told() {
+        let told = key_name_typed_at_end;
+        for (script, word, fix) in [
+            ("make Enter", "Enter", "make<Enter>"),
+            ("make  Enter \n", "Enter", "make<Enter>"),
+            ("sleep 9 C-c", "C-c", "sleep 9<C-c>"),
+            ("cat C-d", "C-d", "cat<C-d>"),
+            ("emacs M-x", "M-x", "emacs<M-x>"),
+            ("x C-M-a", "C-M-a", "x<C-M-a>"),
+            (":wq Escape", "Escape", ":wq<Escape>"),
+            ("ihello Esc", "Esc", "ihello<Esc>"),
+            ("git sta Tab", "Tab", "git sta<Tab>"),
+            ("a<lt>b BTab", "BTab", "a<lt>b<BTab>"),
+            ("ab BSpace", "BSpace", "ab<BSpace>"),
+            ("ab Backspace", "Backspace", "ab<Backspace>"),
+            ("ls<Up> Enter", "Enter", "ls<Up><Enter>"),
+        ] {
+            assert_eq!(told(script), Some((word, fix.to_owned())), "{script:?}");
+            let items = parse_key_script(fix).unwrap();
+            assert!(matches!(items.last(), Some(ScriptItem::Key(_))), "{fix}");
+        }
+        // Words that read as text (a review found `echo Foo Bar<Enter>` refused), names before
+        // the end or before a bracketed key, lower-case or capital chords, and names alone
+        // (refused with their brackets instead).
+        for script in [
+            "echo Foo Bar<Enter>",
+            "echo Foo Bar",
+            "Press Enter now",
+            "echo Enter<Enter>",
+            "echo Enter <Enter>",
+            "Go Up",
+            "Press End",
+            "Press Home",
+            "hit Space",
+            "a Lt",
+            "say Return",
+            "make enter",
+            "make ENTER",
+            "grades C-D",
+            "x c-c",
+            "section C-3",
+            "Enter",
+            "C-c",
+            "Up Enter",
+            "",
+            "  Enter",
+            "makeEnter",
+        ] {
+            assert_eq!(told(script), None, "{script:?}");
         }
     }
 

@@ -297,7 +297,12 @@ fn report(command: &CommandDef, request: &Request, result: &ToolResult) -> ExitC
                 if programs {
                     return piece.to_owned();
                 }
-                let own = in_command_terms(command, &as_named(piece, id, named), named);
+                // The tool's note on a key name typed as text: the command line's is above.
+                let own: String = piece
+                    .split_inclusive('\n')
+                    .filter(|line| !line.starts_with(termloom::tools::TYPED_KEY_NAME_NOTE))
+                    .collect();
+                let own = in_command_terms(command, &as_named(&own, id, named), named);
                 // A resize's text is all termloom's own; elsewhere only whole lines in
                 // brackets are notes.
                 let own = if command.name == "resize" {
@@ -372,11 +377,15 @@ fn report(command: &CommandDef, request: &Request, result: &ToolResult) -> ExitC
 }
 
 /// What the command line notes of the call (`arguments`) and its result: a value in
-/// milliseconds that read like seconds, a `--text` ending in `\n` written out. Printed under the result's first line, in brackets, or with
+/// milliseconds that read like seconds, a `--text` ending in `\n` written out, a `--keys`
+/// ending in a key name written out (`make Enter`). Printed under the result's first line, in
+/// brackets, or with
 /// `--json` as the result's `notes`, when there are any.
 fn notes(arguments: &Map<String, Value>, result: &Value) -> Vec<String> {
     let mut notes = seconds_for_milliseconds(arguments, result);
     notes.extend(mistakes::escaped_line_break(arguments));
+    let keys = arguments.get("keys").and_then(Value::as_str);
+    notes.extend(keys.and_then(super::values::key_name_typed_as_text));
     notes
 }
 

@@ -356,6 +356,9 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         view.echo_at = Some(at);
     }
     let mut output = show(call, &session, view, report.as_ref(), false)?;
+    if let Some(note) = keys.and_then(typed_key_name_note) {
+        super::render::push_block(&mut output.text, &note);
+    }
     if held_paste {
         let status = session.status()?;
         if status.activity == crate::Activity::WaitingForInput
@@ -366,6 +369,19 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
     }
     Ok(output)
 }
+
+/// What the result says of `keys` ending in a key name written out after text (`make Enter`,
+/// see [`key_name_typed_at_end`](crate::key_name_typed_at_end)), typed as its letters: the
+/// script that presses the key. The command line puts it in its own words (it starts
+/// [`TYPED_KEY_NAME`]).
+fn typed_key_name_note(keys: &str) -> Option<String> {
+    let (word, pressing) = crate::key_name_typed_at_end(keys)?;
+    let quoted = crate::error::quoted;
+    Some(format!("{TYPED_KEY_NAME}{word}, as text; keys={} presses the key]", quoted(&pressing)))
+}
+
+/// How the note on a key name typed as text at the end of `keys` starts.
+pub(crate) const TYPED_KEY_NAME: &str = "[keys typed its last word, ";
 
 /// What the result says of a paste ending in a line break that the program took as one block
 /// (bracketed paste) and waits for input after, `full_screen` when the session was on the
