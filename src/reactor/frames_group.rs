@@ -12,9 +12,6 @@
 //! does: the shell at its prompt, the session's or one started from it); not in a shell
 //! script that draws a menu and reads its keys itself (`read -rsn1`), which does not. (A
 //! menu sourced into an interactive shell, `. menu.sh`, loses its frames at each key.)
-//!
-//! The alternate screen's group is taken the same way, once per time the terminal goes to
-//! it: a process of another group asleep on it (the program gdb's TUI runs) drew none of it.
 
 use super::Slot;
 
@@ -27,20 +24,6 @@ pub(super) fn note_drawing_group(slot: &mut Slot) {
     let Some(master) = &slot.master else { return };
     if let Some(group) = crate::os::pty::foreground_group(std::os::fd::AsFd::as_fd(master)) {
         slot.terminal.frames_drawn_by(group);
-    }
-}
-
-/// Takes the foreground group after output was fed as the alternate screen's own when that
-/// output put the terminal on it (one `TIOCGPGRP` each time), and forgets it when the terminal
-/// left it.
-pub(super) fn note_alternate_group(slot: &mut Slot) {
-    match (slot.terminal.alternate(), slot.alternate_group) {
-        (true, None) => {
-            let master = slot.master.as_ref().map(std::os::fd::AsFd::as_fd);
-            slot.alternate_group = Some(master.and_then(crate::os::pty::foreground_group));
-        }
-        (false, Some(_)) => slot.alternate_group = None,
-        _ => {}
     }
 }
 

@@ -411,11 +411,6 @@ struct Slot {
     /// The terminal's moves to the top-left (`Terminal::homes`) when the last input was
     /// queued: two since then, and the program redraws its whole screen frame after frame.
     homes_at_input: u64,
-    /// The terminal's foreground process group when it went to its alternate screen, taken
-    /// after the output that put it there was fed (`None`: not on it; `Some(None)`: on it,
-    /// the group unknown): the program that draws that screen (see
-    /// `frames_group::note_alternate_group`).
-    alternate_group: Option<Option<i32>>,
     /// The last input queued was typed while the terminal echoed nothing (a password, a
     /// passphrase): `ssh` owes the far end's verdict on it (see
     /// `procfs::TerminalSeen::unanswered_secret`).

@@ -450,7 +450,6 @@ pub(crate) fn group_input_wait(
             hidden_below_line,
             drawn_since_input,
             full_screen,
-            full_screen_group,
             since_input,
         } = terminal;
         let probe = Probe {
@@ -465,7 +464,6 @@ pub(crate) fn group_input_wait(
             hidden_below_line,
             drawn_since_input,
             full_screen,
-            full_screen_group,
             since_input,
             input_at: linux::input_at(since_input),
             relay_clock: false,
@@ -1168,11 +1166,6 @@ pub(crate) struct TerminalSeen<'a> {
     /// of [`SHORTEST_FULL_SCREEN_TICK`] or more on a read of the terminal is a refresh (`htop
     /// -d 3`, `top -d 0.3`), not a spinner's frame.
     pub(crate) full_screen: bool,
-    /// The terminal's foreground process group when it went to its alternate screen (the
-    /// program that draws it), when known: a process of another group asleep there (the
-    /// program gdb's TUI runs, in `sleep(2)`) drew none of that screen, and is no monitor
-    /// between two of its frames.
-    pub(crate) full_screen_group: Option<i32>,
     /// How long ago the terminal's last input was sent (`None`: none was): a program a relay
     /// hosts that started since then and is busy is busy with it (see `linux::judge_relay`).
     pub(crate) since_input: Option<std::time::Duration>,
@@ -1205,8 +1198,6 @@ struct Probe<'a> {
     drawn_since_input: bool,
     /// The terminal shows a full-screen program (see [`TerminalSeen`]).
     full_screen: bool,
-    /// The group that drew the alternate screen (see [`TerminalSeen`]).
-    full_screen_group: Option<i32>,
     /// The group looked at is on a terminal a member hosts (a tmux or GNU screen pane), whose
     /// screen the session's terminal does not show as it is: no sleep there is taken for a
     /// monitor's between two frames (see `SleepTick::drawn`).
