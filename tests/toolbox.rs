@@ -195,6 +195,10 @@ fn the_advice_to_read_on_keeps_the_looks_styles() {
         }
         let read_on = toolbox.call("terminal_read", &on);
         assert!(!read_on.is_error, "{}", read_on.text);
+        // Cut in turn by the budget, its own advice to read on keeps them too.
+        let note = read_on.text.lines().last().unwrap();
+        assert!(note.contains("read them with screen_rows="), "{note}");
+        assert!(note.ends_with(&format!("\"{argument}]")), "{styles}: {note}");
         let marked =
             |text: &str| text.lines().any(|row| row.contains("⟦row⟧") || row.contains("|row⟧"));
         assert_eq!(

@@ -212,11 +212,7 @@ impl Budget {
     /// The look's `styles` go into the advice when they are not the default, so that the
     /// rows read on are marked as the rows shown were.
     pub(crate) fn see_screen(&self, left_out: &str, row: usize, styles: Styles) -> String {
-        let styles = match styles {
-            Styles::Meaningful => "",
-            Styles::All => " styles=true",
-            Styles::Off => " styles=false",
-        };
+        let styles = styles.argument();
         if self.enough(json_len(left_out)) <= self.largest {
             return format!(
                 "call terminal_read with view=\"screen\"{styles} and a larger max_bytes"

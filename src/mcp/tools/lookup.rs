@@ -297,9 +297,10 @@ fn screen_rows(
     let shown = from + kept.len() as u64 - 1;
     let more = match shown < last {
         true => format!(
-            "\n[... rows {}-{last} left out by max_bytes; read them with screen_rows=\"{}-{last}\"]",
+            "\n[... rows {}-{last} left out by max_bytes; read them with screen_rows=\"{}-{last}\"{}]",
             shown + 1,
-            shown + 1
+            shown + 1,
+            styles.argument()
         ),
         false => String::new(),
     };

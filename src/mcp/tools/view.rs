@@ -17,8 +17,8 @@ use super::screen_diff::{Frame, Shape, Styles, painted_by_curses};
 use super::unpad;
 use super::waits::Report;
 use super::{Call, ToolError, ToolOutput};
+use crate::term::screen::byte_at_cell;
 use crate::term::screen::model::{CursorShown, model_view};
-use crate::term::screen::{byte_at_cell, cell_col};
 
 /// Default bound of returned text.
 pub(crate) const DEFAULT_MAX_BYTES: u64 = 16_384;
@@ -508,20 +508,48 @@ pub(crate) fn pager_prompt_ending(
     if first < row && screen.modes.bracketed_paste {
         return None;
     }
-    // Those rows were written to their last column: the blanks there, which a screen row
-    // trims, are the line's (a word that ends at the margin), as the read line keeps them.
-    let filled = |text: &String| {
-        let blanks = usize::from(screen.cols.saturating_sub(cell_col(text, text.len())));
-        format!("{text}{:blanks$}", "")
-    };
-    let above: String = screen.lines.get(first..row)?.iter().map(filled).collect();
     let text = screen.lines.get(row)?;
     let (before, after) = text.split_at(byte_at_cell(text, screen.cursor.col));
     let before = before.trim_end();
     let last = output.rsplit('\n').next().unwrap_or_default().trim_end();
-    let ends_there =
-        !last.is_empty() && format!("{above}{before}").ends_with(last) && after.trim().is_empty();
-    ends_there.then(|| PagerPrompt { line, text: before.to_owned(), above })
+    if last.is_empty() || !after.trim().is_empty() {
+        return None;
+    }
+    let above = rows_as_read(last, screen.lines.get(first..row)?, before)?;
+    Some(PagerPrompt { line, text: before.to_owned(), above })
+}
+
+/// The text of `rows`, wrapped into a prompt's row whose text up to the cursor is `before`,
+/// as `last`, the read's last line, holds them, when it ends with them and `before`: each
+/// row's text and the blanks the line holds after it (a row written to its last column keeps
+/// them, a word that ended at the margin, where the screen's row trims them; they are counted
+/// in the line, not from the text's width, which a terminal may count otherwise: `لا`, emoji
+/// joined, a wide character that did not fit). Rows the line does not reach (the read began
+/// within them) are taken as the screen shows them.
+fn rows_as_read(last: &str, rows: &[String], before: &str) -> Option<String> {
+    if before.ends_with(last) {
+        return Some(rows.concat());
+    }
+    let mut rest = last.strip_suffix(before)?;
+    let mut pieces = Vec::with_capacity(rows.len());
+    for (at, row) in rows.iter().enumerate().rev() {
+        let row = row.trim_end_matches(' ');
+        let text = rest.trim_end_matches(' ');
+        let blanks = &rest[text.len()..];
+        if let Some(earlier) = text.strip_suffix(row) {
+            pieces.push(format!("{row}{blanks}"));
+            rest = earlier;
+        } else if row.ends_with(text) {
+            // The line begins within this row: the rows above it as the screen shows them.
+            pieces.push(format!("{row}{blanks}"));
+            pieces.extend(rows[..at].iter().rev().cloned());
+            rest = "";
+            break;
+        } else {
+            return None;
+        }
+    }
+    rest.is_empty().then(|| pieces.into_iter().rev().collect())
 }
 
 /// What a reading tool found, before it is laid out within its budget.
@@ -1301,6 +1329,27 @@ mod tests {
         assert!(prompt.erased_by("line05 line05") && prompt.erased_by("line05 line05 xx"));
         assert_eq!(prompt.above_in("line05 line05"), Some(13));
         assert_eq!(prompt.above_in("line05 line05 xx"), Some(14));
+        // The blanks are the line's, not counted from the row's width, which the terminal
+        // may count otherwise (review vl: `لا`, two cells there and one to `str::width`, and a
+        // wide character that did not fit at the end of a row, its cell left blank, took a
+        // blank the line does not have, and the prompt was no pager's). A read that began
+        // within the rows takes those it does not reach as the screen shows them.
+        for (rows, col, read, above) in [
+            (["لا bbbbbbbbbb", ":"], 1, "لا bbbbbbbbbb :", "لا bbbbbbbbbb "),
+            (["aaaaaaaaaaaaa", "中b :"], 5, "aaaaaaaaaaaaa中b :", "aaaaaaaaaaaaa"),
+            (["line05 line05", ":"], 1, "ine05 :", "line05 line05 "),
+            (["line05 line05", ":"], 1, ":", "line05 line05"),
+        ] {
+            screen.lines = rows.iter().map(|row| row.to_string()).collect();
+            screen.cursor = Cursor { row: 1, col, visible: true };
+            let prompt = pager_prompt_ending(read, 7, &status, &screen);
+            let prompt = prompt.unwrap_or_else(|| panic!("{read:?}: no pager's prompt"));
+            assert_eq!(prompt.above, above, "{read:?}");
+        }
+        // A line that does not hold the rows is no pager's prompt after them.
+        screen.lines = vec!["line05 line05".into(), ":".into()];
+        screen.cursor = Cursor { row: 1, col: 1, visible: true };
+        assert!(pager_prompt_ending("line05 line06 :", 7, &status, &screen).is_none());
     }
 
     /// A look at the primary screen after a line read before its break came (`ready`, read

@@ -38,6 +38,18 @@ pub(crate) enum Styles {
     All,
 }
 
+impl Styles {
+    /// The `styles` argument that asks for these in a call's advice (` styles=true`), empty
+    /// for the default: rows read on as advised are marked as the rows shown were.
+    pub(crate) fn argument(self) -> &'static str {
+        match self {
+            Styles::Meaningful => "",
+            Styles::All => " styles=true",
+            Styles::Off => " styles=false",
+        }
+    }
+}
+
 /// The most inverse or background-coloured runs [`Styles::Meaningful`] marks: more are a
 /// colour scheme, not a highlight.
 pub(crate) const MAX_MEANINGFUL_RUNS: usize = 24;
