@@ -145,8 +145,8 @@ pub fn decode_escapes(data: &[u8]) {
 /// Parses a key script and encodes it for every combination of the input modes that change
 /// encodings; a script of bare key names is told a bracketed one
 /// ([`crate::bracketed_key_names`]) that must parse, and one that parses and ends in a key
-/// name written out ([`crate::key_name_typed_at_end`]) a script that parses and ends in
-/// that key.
+/// name written out ([`crate::key_name_typed_at_end`]) that key, bracketed, a short script
+/// that parses to it alone.
 pub fn key_script(data: &[u8]) {
     let Ok(text) = std::str::from_utf8(data) else { return };
     if let Some(bracketed) = crate::input::keys::bracketed_key_names(text) {
@@ -160,9 +160,10 @@ pub fn key_script(data: &[u8]) {
         let told = crate::input::keys::parse_key_script(&pressing);
         let key = word.parse::<crate::Key>().ok();
         assert!(
-            matches!(told.as_deref().map(<[_]>::last), Ok(Some(crate::ScriptItem::Key(last))) if Some(*last) == key),
-            "{text:?} is told {pressing:?}, which does not end in {word}"
+            matches!(told.as_deref(), Ok([crate::ScriptItem::Key(only)]) if Some(*only) == key),
+            "{text:?} is told {pressing:?}, which is not the key {word}"
         );
+        assert!(pressing.len() <= 16, "{text:?} is told {} bytes", pressing.len());
     }
     for app_cursor in [false, true] {
         for (kitty, modify_other_keys) in [(0u8, 0u8), (0, 1), (0, 2), (1, 0), (31, 0)] {

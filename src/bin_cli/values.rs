@@ -194,14 +194,11 @@ pub(super) fn bare_key_names(script: &str, text_flag: &str) -> Result<(), String
 }
 
 /// The note for a `--keys` script ending in a key name written out after text (`make Enter`,
-/// see [`termloom::key_name_typed_at_end`]): its letters were typed, and the script that
-/// presses the key. `None` for any other script.
+/// see [`termloom::key_name_typed_at_end`]): its letters were typed, and how the script
+/// writes the key. `None` for any other script.
 pub(super) fn key_name_typed_as_text(script: &str) -> Option<String> {
-    let (word, pressing) = termloom::key_name_typed_at_end(script)?;
-    Some(format!(
-        "--keys typed its last word, {word}, as text, not as the key; --keys {} presses it",
-        shell_quote(&pressing)
-    ))
+    let (word, key) = termloom::key_name_typed_at_end(script)?;
+    Some(format!("--keys typed its last word, {word}, as text, not as the key; {key} presses it"))
 }
 
 /// Quotes `value` for a POSIX shell when it needs it, so messages can be pasted back.

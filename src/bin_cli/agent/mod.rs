@@ -384,7 +384,9 @@ fn report(command: &CommandDef, request: &Request, result: &ToolResult) -> ExitC
 fn notes(arguments: &Map<String, Value>, result: &Value) -> Vec<String> {
     let mut notes = seconds_for_milliseconds(arguments, result);
     notes.extend(mistakes::escaped_line_break(arguments));
-    let keys = arguments.get("keys").and_then(Value::as_str);
+    // (Not with `--submit`, which pressed Enter after them.)
+    let submit = arguments.get("submit").and_then(Value::as_bool) == Some(true);
+    let keys = arguments.get("keys").and_then(Value::as_str).filter(|_| !submit);
     notes.extend(keys.and_then(super::values::key_name_typed_as_text));
     notes
 }

@@ -356,7 +356,7 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         view.echo_at = Some(at);
     }
     let mut output = show(call, &session, view, report.as_ref(), false)?;
-    if let Some(note) = keys.and_then(typed_key_name_note) {
+    if let Some(note) = keys.and_then(|keys| typed_key_name_note(keys, submit)) {
         super::render::push_block(&mut output.text, &note);
     }
     if held_paste {
@@ -371,13 +371,13 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
 }
 
 /// What the result says of `keys` ending in a key name written out after text (`make Enter`,
-/// see [`key_name_typed_at_end`](crate::key_name_typed_at_end)), typed as its letters: the
-/// script that presses the key. The command line puts it in its own words (it starts
+/// see [`key_name_typed_at_end`](crate::key_name_typed_at_end)), typed as its letters: how a
+/// script writes the key. Not with `submit`, which pressed Enter after it (the key told
+/// would be pressed twice). The command line puts it in its own words (it starts
 /// [`TYPED_KEY_NAME`]).
-fn typed_key_name_note(keys: &str) -> Option<String> {
-    let (word, pressing) = crate::key_name_typed_at_end(keys)?;
-    let quoted = crate::error::quoted;
-    Some(format!("{TYPED_KEY_NAME}{word}, as text; keys={} presses the key]", quoted(&pressing)))
+fn typed_key_name_note(keys: &str, submit: bool) -> Option<String> {
+    let (word, key) = crate::key_name_typed_at_end(keys).filter(|_| !submit)?;
+    Some(format!("{TYPED_KEY_NAME}{word}, as text; {key} presses the key]"))
 }
 
 /// How the note on a key name typed as text at the end of `keys` starts.
