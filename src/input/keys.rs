@@ -1006,11 +1006,13 @@ const KEY_NAMES_ENDING_NO_TEXT: [&str; 7] =
 /// capitalised as tmux and vim write them (`KEY_NAMES_ENDING_NO_TEXT`), or a chord of
 /// tmux's upper-case modifiers (`C-`, `M-`, `S-`, each at most once) with a lower-case letter
 /// (`C-c`, `C-d`, `M-x`, `C-M-a`); a capital after them reads as a range or a grade (`C-D`).
-/// A script of several lines is text typed as lines (a here-document's), and is not told. Words that are key names but also ordinary words (`Press Up`,
-/// `echo Foo Bar`, `Lt`, `End`) stay text, as does a name before the end (`Press Enter now`)
-/// or followed by a bracketed key (`Enter<Enter>`), and a script of key names alone, which
-/// [`bracketed_key_names`] tells. The command line's `--keys` and the MCP tools' `keys` type
-/// such a script as given and note it with the script returned.
+/// The modifiers are taken in that order (`M-C-a` is not told). A script of several lines is
+/// text typed as lines (a here-document's), and is not told. Words that are key names but
+/// also ordinary words (`Press Up`, `echo Foo Bar`, `Lt`, `End`) stay text, as does a name
+/// before the end (`Press Enter now`) or followed by a bracketed key (`Enter<Enter>`), and a
+/// script of key names alone, which [`bracketed_key_names`] tells. The command line's
+/// `--keys` and the MCP tools' `keys` type such a script as given and note it with the key
+/// returned.
 pub fn key_name_typed_at_end(script: &str) -> Option<(&str, String)> {
     let script = script.trim_end();
     if script.contains(['\n', '\r']) {

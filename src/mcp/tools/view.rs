@@ -17,8 +17,8 @@ use super::screen_diff::{Frame, Shape, Styles, painted_by_curses};
 use super::unpad;
 use super::waits::Report;
 use super::{Call, ToolError, ToolOutput};
-use crate::term::screen::byte_at_cell;
 use crate::term::screen::model::{CursorShown, model_view};
+use crate::term::screen::{byte_at_cell, cell_col};
 
 /// Default bound of returned text.
 pub(crate) const DEFAULT_MAX_BYTES: u64 = 16_384;
@@ -515,7 +515,7 @@ pub(crate) fn pager_prompt_ending(
     if last.is_empty() || !after.trim().is_empty() {
         return None;
     }
-    let above = rows_as_read(last, screen.lines.get(first..row)?, before)?;
+    let above = rows_as_read(last, screen.lines.get(first..row)?, before, screen.cols)?;
     Some(PagerPrompt { line, text: before.to_owned(), above })
 }
 
@@ -525,10 +525,16 @@ pub(crate) fn pager_prompt_ending(
 /// them, a word that ended at the margin, where the screen's row trims them; they are counted
 /// in the line, not from the text's width, which a terminal may count otherwise: `لا`, emoji
 /// joined, a wide character that did not fit). Rows the line does not reach (the read began
-/// within them) are taken as the screen shows them.
-fn rows_as_read(last: &str, rows: &[String], before: &str) -> Option<String> {
+/// within them) are taken with blanks to the screen's width, `cols` (the terminal's count of
+/// their width may differ, but nothing else tells their blanks: review vn).
+fn rows_as_read(last: &str, rows: &[String], before: &str, cols: u16) -> Option<String> {
+    let filled = |row: &String| {
+        let row = row.trim_end_matches(' ');
+        let blanks = usize::from(cols.saturating_sub(cell_col(row, row.len())));
+        format!("{row}{:blanks$}", "")
+    };
     if before.ends_with(last) {
-        return Some(rows.concat());
+        return Some(rows.iter().map(filled).collect());
     }
     let mut rest = last.strip_suffix(before)?;
     let mut pieces = Vec::with_capacity(rows.len());
@@ -542,7 +548,7 @@ fn rows_as_read(last: &str, rows: &[String], before: &str) -> Option<String> {
         } else if row.ends_with(text) {
             // The line begins within this row: the rows above it as the screen shows them.
             pieces.push(format!("{row}{blanks}"));
-            pieces.extend(rows[..at].iter().rev().cloned());
+            pieces.extend(rows[..at].iter().rev().map(filled));
             rest = "";
             break;
         } else {
@@ -1338,7 +1344,7 @@ mod tests {
             (["لا bbbbbbbbbb", ":"], 1, "لا bbbbbbbbbb :", "لا bbbbbbbbbb "),
             (["aaaaaaaaaaaaa", "中b :"], 5, "aaaaaaaaaaaaa中b :", "aaaaaaaaaaaaa"),
             (["line05 line05", ":"], 1, "ine05 :", "line05 line05 "),
-            (["line05 line05", ":"], 1, ":", "line05 line05"),
+            (["line05 line05", ":"], 1, ":", "line05 line05 "),
         ] {
             screen.lines = rows.iter().map(|row| row.to_string()).collect();
             screen.cursor = Cursor { row: 1, col, visible: true };
@@ -1346,6 +1352,20 @@ mod tests {
             let prompt = prompt.unwrap_or_else(|| panic!("{read:?}: no pager's prompt"));
             assert_eq!(prompt.above, above, "{read:?}");
         }
+        // Rows the read did not reach take blanks to the screen's width: nothing else tells
+        // them (review vn: without, a read that began in the second of two rows, the first
+        // ending in a blank at the margin, took a prompt that `q` then erased for an edit).
+        screen.lines = vec!["abc def".into(), "ghi jkl".into(), ":".into()];
+        (screen.cols, screen.rows) = (8, 3);
+        screen.wrapped = vec![true, true, false];
+        screen.cursor = Cursor { row: 2, col: 1, visible: true };
+        for read in ["kl :", ":", " :"] {
+            let prompt = pager_prompt_ending(read, 7, &status, &screen).expect("a pager's prompt");
+            assert_eq!(prompt.above, "abc def ghi jkl ", "{read:?}");
+            assert!(prompt.erased_by("abc def ghi jkl"), "{read:?}");
+        }
+        (screen.cols, screen.rows) = (14, 2);
+        screen.wrapped = vec![true, false];
         // A line that does not hold the rows is no pager's prompt after them.
         screen.lines = vec!["line05 line05".into(), ":".into()];
         screen.cursor = Cursor { row: 1, col: 1, visible: true };
