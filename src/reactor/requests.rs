@@ -440,7 +440,7 @@ impl Reactor {
 
     /// The modes of session `id`'s terminal, read once for an input: `None` once it hung
     /// up, or when they cannot be read.
-    fn terminal_modes(&self, id: SessionId) -> Option<rustix::termios::Termios> {
+    pub(super) fn terminal_modes(&self, id: SessionId) -> Option<rustix::termios::Termios> {
         let master = self.sessions.get(&id.0)?.master.as_ref()?;
         rustix::termios::tcgetattr(master).ok()
     }

@@ -183,6 +183,13 @@ impl Reactor {
         })
     }
 
+    /// Whether session `id`'s terminal does not echo now (read again, after a check that saw
+    /// it echo).
+    fn echo_turned_off(&self, id: SessionId) -> bool {
+        let modes = self.terminal_modes(id);
+        modes.is_some_and(|modes| !crate::os::pty::line_modes_in(&modes).echo)
+    }
+
     /// One look: types the secret if a program reads the terminal (or refuses it for another
     /// reason); else holds it until the next look, or refuses it once its time is out.
     fn look_for_secret_reader(&mut self, id: SessionId, mut held: HeldSecret) {
@@ -202,10 +209,14 @@ impl Reactor {
         // something reads it (a program reading a line, `read p`) would show the secret, and
         // one whose cursor is at a line's start shows no prompt (a build's output): refused
         // at once.
+        // (The modes were read before `/proc` is: a program that turned echo off and began
+        // to read in between, as `getpass` does, is seen reading while its echo was seen on;
+        // its terminal no longer echoing when read again, it holds too: the next look types.)
         let holds = |err: &Error, saw_prompt: bool, reactor: &Reactor| match err {
             Error::NoSecretReader { .. } => true,
             Error::NotAtPasswordPrompt { echo, .. } => {
-                saw_prompt || (*echo && reactor.prompt_not_read_yet(id))
+                saw_prompt
+                    || (*echo && (reactor.prompt_not_read_yet(id) || reactor.echo_turned_off(id)))
             }
             _ => false,
         };
