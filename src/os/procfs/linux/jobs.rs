@@ -83,8 +83,11 @@ fn judge_jobs(
     let probe = Probe { quiet: Duration::ZERO, timers: None, ..probe };
     while let Some((process, parent)) = pending.pop() {
         looked += 1;
-        let Some((_, threads)) = observe_process(process.pid, probe) else { continue };
         let who = format!("pid {} ({}), a job of pid {parent}", process.pid, process.comm);
+        // Listed, then gone before its look: it just ended, and its parent is woken by it.
+        let Some((_, threads)) = observe_process(process.pid, probe) else {
+            return Some(InputWait::NotWaiting { reason: format!("{who}, has just ended") });
+        };
         if threads.iter().any(|t| matches!(t.activity, Activity::NotSleeping('R' | 'D'))) {
             return Some(InputWait::NotWaiting { reason: format!("{who}, is at work") });
         }
@@ -92,6 +95,11 @@ fn judge_jobs(
             let ms = timer.as_millis();
             let reason = format!("{who}, waits on a clock that goes off within {ms} ms");
             return Some(InputWait::NotWaiting { reason });
+        }
+        // Seen asleep as it woke or ended (a loop's `sleep 1`, its memory gone before its
+        // timer was read, reads as a sleep of no length): at work, and its parent woken by it.
+        if woke(process.pid) {
+            return Some(InputWait::NotWaiting { reason: format!("{who}, has just woken") });
         }
         let only_asleep =
             threads.iter().all(|t| t.long_sleep.is_some() || for_children(t) || on_a_lock(t));
@@ -108,6 +116,10 @@ fn judge_jobs(
         let Some(descendants) = children_within(process.pid, candidates, room) else {
             return Some(too_many(parent));
         };
+        if reaping(&threads, descendants.len()) {
+            let reason = format!("{who}, reaps a child that has just ended");
+            return Some(InputWait::NotWaiting { reason });
+        }
         let session = process.session;
         pending
             .extend(descendants.into_iter().filter(|c| c.session == session).map(|c| (c, parent)));
@@ -115,6 +127,27 @@ fn judge_jobs(
     asleep
         .filter(|(reason, _)| !reason.is_empty())
         .map(|(reason, timer)| InputWait::Sleeping { reason, timer })
+}
+
+/// Whether a process whose threads were seen as `threads`, with `live_children` children
+/// alive when listed after that look, is reaping a child: a thread waiting for children
+/// when none is left alive is woken by the end of the last (the kernel wakes it to reap, or
+/// its wait fails), and was seen just before it ended (a shell's `sleep 1` in a loop; taken
+/// for a job asleep with nothing to wait for, it left the group waiting for input and made
+/// the job a server, present when the group waited, for every look after).
+fn reaping(threads: &[ThreadObs], live_children: usize) -> bool {
+    live_children == 0 && threads.iter().any(for_children)
+}
+
+/// Whether process `pid`, seen asleep, has woken or ended since: read now (one `stat`, not
+/// as the look first read it), it runs (or exits: `R`), is in a disk wait, or has no thread
+/// alive, or is gone.
+fn woke(pid: i32) -> bool {
+    match crate::os::procfs::read_text_now(&format!("/proc/{pid}/stat")) {
+        Ok(text) => parse_stat(text.as_bytes())
+            .is_ok_and(|stat| !has_live_threads(&stat) || matches!(stat.state, 'R' | 'D')),
+        Err(err) => is_gone(&err),
+    }
 }
 
 /// The answer when the jobs of `member` hold more processes than a probe looks at: undecided,
@@ -137,6 +170,72 @@ pub(super) fn started_since(process: &ProcStat, at: Duration) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A job's process seen asleep that has woken since (at work), or ended (a zombie, or
+    /// reaped), has woken; one still asleep has not.
+    #[test]
+    fn a_process_that_woke_or_ended_since_its_look_has_woken() {
+        let mut spin =
+            std::process::Command::new("sh").args(["-c", "while :; do :; done"]).spawn().unwrap();
+        let working = woke(spin.id() as i32);
+        spin.kill().unwrap();
+        spin.wait().unwrap();
+        assert!(working, "at work");
+        let mut sleep = std::process::Command::new("sleep").arg("30").spawn().unwrap();
+        let pid = sleep.id() as i32;
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        while crate::os::procfs::read_stat(pid).is_ok_and(|stat| stat.state != 'S') {
+            assert!(std::time::Instant::now() < deadline, "sleep never slept");
+            std::thread::yield_now();
+        }
+        assert!(!woke(pid), "asleep");
+        sleep.kill().unwrap();
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        while crate::os::procfs::read_stat(pid).is_ok_and(|stat| stat.state != 'Z') {
+            assert!(std::time::Instant::now() < deadline, "sleep never ended");
+            std::thread::yield_now();
+        }
+        assert!(woke(pid), "a zombie");
+        sleep.wait().unwrap();
+        assert!(woke(pid), "reaped");
+    }
+
+    /// A job's shell seen waiting for its child, whose children are listed after the child
+    /// ended (a loop's `sleep 1`), is reaping it: at work, not asleep with nothing to wait for
+    /// (a key typed into a neovim `:!for` loop read `nvim waiting for keys` 1.2 s after it,
+    /// the loop made a server for every look after). A shell with its child alive is not, nor
+    /// is a process that waits for no child.
+    #[test]
+    fn a_wait_for_children_none_of_which_is_alive_is_reaping() {
+        let mut shell = std::process::Command::new("sh")
+            .args(["-c", "sleep 30; exit"])
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let pid = shell.id() as i32;
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        let (threads, children) = loop {
+            let threads = process_observed(pid, Duration::ZERO).map(|(_, threads)| threads);
+            let children = children(pid, None);
+            if let Some(threads) = threads.filter(|t| t.iter().any(for_children))
+                && !children.is_empty()
+            {
+                break (threads, children);
+            }
+            assert!(std::time::Instant::now() < deadline, "sh never waited for its sleep");
+            std::thread::yield_now();
+        };
+        let sleep = children[0].pid;
+        let sleep_threads = process_observed(sleep, Duration::ZERO).map(|(_, threads)| threads);
+        let _ = rustix::process::kill_process(
+            rustix::process::Pid::from_raw(sleep).unwrap(),
+            rustix::process::Signal::KILL,
+        );
+        shell.wait().unwrap();
+        assert!(!reaping(&threads, children.len()), "its sleep alive: asleep with it");
+        assert!(reaping(&threads, 0), "its sleep ended after the look: reaping it");
+        assert!(!reaping(&sleep_threads.unwrap(), 0), "a sleep waits for no child");
+    }
 
     /// A job started after the input counts however long the probe took before it read the
     /// job's start (an age read then, against the time since the input taken as the probe
