@@ -116,7 +116,7 @@ fn judge_jobs(
         let Some(descendants) = children_within(process.pid, candidates, room) else {
             return Some(too_many(parent));
         };
-        if reaping(&threads, descendants.len()) {
+        if reaping(process.pid, &threads, descendants.len()) {
             let reason = format!("{who}, reaps a child that has just ended");
             return Some(InputWait::NotWaiting { reason });
         }
@@ -129,14 +129,30 @@ fn judge_jobs(
         .map(|(reason, timer)| InputWait::Sleeping { reason, timer })
 }
 
-/// Whether a process whose threads were seen as `threads`, with `live_children` children
-/// alive when listed after that look, is reaping a child: a thread waiting for children
-/// when none is left alive is woken by the end of the last (the kernel wakes it to reap, or
-/// its wait fails), and was seen just before it ended (a shell's `sleep 1` in a loop; taken
-/// for a job asleep with nothing to wait for, it left the group waiting for input and made
-/// the job a server, present when the group waited, for every look after).
-fn reaping(threads: &[ThreadObs], live_children: usize) -> bool {
-    live_children == 0 && threads.iter().any(for_children)
+/// Whether process `pid`, whose threads were seen as `threads`, with `live_children`
+/// children alive when listed after that look, is reaping a child: a thread waited for
+/// children, none is left alive, and one has ended unreaped (a zombie) or the process has
+/// woken since (it reaped it: a shell's `sleep 1` in a loop, seen just before it ended;
+/// taken for a job asleep with nothing to wait for, it left the group waiting for input and
+/// made the job a server, present when the group waited, for every look after). Not a
+/// tracer (`strace -p`), which waits for its tracees with no child at all, asleep (review
+/// vo: a program that started one then read its terminal read busy until the next input).
+fn reaping(pid: i32, threads: &[ThreadObs], live_children: usize) -> bool {
+    live_children == 0 && threads.iter().any(for_children) && (has_ended_child(pid) || woke(pid))
+}
+
+/// Whether process `pid` has a child that ended and is not reaped yet (a zombie), among
+/// those its main thread started.
+fn has_ended_child(pid: i32) -> bool {
+    let children = crate::os::procfs::read_pids(&format!("/proc/{pid}/task/{pid}/children"));
+    children.is_ok_and(|children| {
+        children.iter().any(|child| {
+            crate::os::procfs::read_bytes(&format!("/proc/{child}/stat"))
+                .ok()
+                .and_then(|data| parse_stat(&data).ok())
+                .is_some_and(|stat| stat.state == 'Z')
+        })
+    })
 }
 
 /// Whether process `pid`, seen asleep, has woken or ended since: read now (one `stat`, not
@@ -227,14 +243,29 @@ mod tests {
         };
         let sleep = children[0].pid;
         let sleep_threads = process_observed(sleep, Duration::ZERO).map(|(_, threads)| threads);
-        let _ = rustix::process::kill_process(
-            rustix::process::Pid::from_raw(sleep).unwrap(),
-            rustix::process::Signal::KILL,
-        );
+        let signal = |pid: i32, signal| {
+            let _ =
+                rustix::process::kill_process(rustix::process::Pid::from_raw(pid).unwrap(), signal);
+        };
+        assert!(!reaping(pid, &threads, children.len()), "its sleep alive: asleep with it");
+        assert!(!reaping(pid, &threads, 0), "no child ended: asleep (a tracer's wait)");
+        // The shell stopped, its sleep ends unreaped: the look that saw it wait was just before.
+        signal(pid, rustix::process::Signal::STOP);
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        while crate::os::procfs::read_stat(pid).is_ok_and(|stat| stat.state != 'T') {
+            assert!(std::time::Instant::now() < deadline, "sh never stopped");
+            std::thread::yield_now();
+        }
+        signal(sleep, rustix::process::Signal::KILL);
+        while crate::os::procfs::read_stat(sleep).is_ok_and(|stat| stat.state != 'Z') {
+            assert!(std::time::Instant::now() < deadline, "sleep never ended");
+            std::thread::yield_now();
+        }
+        assert!(reaping(pid, &threads, 0), "its sleep ended after the look: reaping it");
+        assert!(!reaping(sleep, &sleep_threads.unwrap(), 0), "a sleep waits for no child");
+        signal(pid, rustix::process::Signal::KILL);
+        signal(pid, rustix::process::Signal::CONT);
         shell.wait().unwrap();
-        assert!(!reaping(&threads, children.len()), "its sleep alive: asleep with it");
-        assert!(reaping(&threads, 0), "its sleep ended after the look: reaping it");
-        assert!(!reaping(&sleep_threads.unwrap(), 0), "a sleep waits for no child");
     }
 
     /// A job started after the input counts however long the probe took before it read the
