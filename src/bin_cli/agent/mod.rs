@@ -379,8 +379,7 @@ fn report(command: &CommandDef, request: &Request, result: &ToolResult) -> ExitC
 /// What the command line notes of the call (`arguments`) and its result: a value in
 /// milliseconds that read like seconds, a `--text` ending in `\n` written out, a `--keys`
 /// ending in a key name written out (`make Enter`). Printed under the result's first line, in
-/// brackets, or with
-/// `--json` as the result's `notes`, when there are any.
+/// brackets, or with `--json` as the result's `notes`, when there are any.
 fn notes(arguments: &Map<String, Value>, result: &Value) -> Vec<String> {
     let mut notes = seconds_for_milliseconds(arguments, result);
     notes.extend(mistakes::escaped_line_break(arguments));

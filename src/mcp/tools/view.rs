@@ -546,7 +546,7 @@ fn rows_as_read(last: &str, rows: &[String], before: &str, cols: u16) -> Option<
             pieces.push(format!("{row}{blanks}"));
             rest = earlier;
         } else if row.ends_with(text) {
-            // The line begins within this row: the rows above it as the screen shows them.
+            // The line begins within this row: the rows above it filled to the width.
             pieces.push(format!("{row}{blanks}"));
             pieces.extend(rows[..at].iter().rev().map(filled));
             rest = "";
