@@ -1632,7 +1632,12 @@ fn a_recording_over_a_mount_point_is_written_into_it() {
     let (source, point) = bind_mounted_file(&dir);
     let touched = dir.join("touched");
     let engine = engine();
-    let spec = SpawnSpec::new("touch").arg(&touched).record(&point);
+    // (The program's own output, recorded as it is read: a wait's marker is recorded only
+    // while the session lasts, and `touch` alone may be over before the wait arrives.)
+    let spec = SpawnSpec::new("sh")
+        .args(["-c", "touch \"$0\" && echo written-in-place"])
+        .arg(&touched)
+        .record(&point);
     let started = engine.spawn(spec);
     let info = started.as_ref().map_err(ToString::to_string).map(|session| {
         expect(session, Until::exit());
@@ -1646,7 +1651,7 @@ fn a_recording_over_a_mount_point_is_written_into_it() {
     assert!(touched.exists(), "the program ran");
     assert_eq!(info.recording_error, None);
     let text = std::fs::read_to_string(&source).unwrap();
-    assert!(text.starts_with("{\"") && text.contains("exited"), "{text}");
+    assert!(text.starts_with("{\"") && text.contains("written-in-place"), "{text}");
     let names = names_in(&dir);
     assert_eq!(names, ["out.cast", "source.cast", "touched"], "no temporary file is left");
 }
