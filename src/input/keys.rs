@@ -1003,38 +1003,49 @@ const KEY_NAMES_ENDING_NO_TEXT: [&str; 7] =
 ///
 /// Only a last word that essentially never ends typed text counts, since the script is typed
 /// as it is and only told: `Enter`, `Escape`, `Esc`, `Tab`, `BTab`, `BSpace` or `Backspace`,
-/// capitalised as tmux and vim write them (`KEY_NAMES_ENDING_NO_TEXT`), or a chord of
-/// tmux's upper-case modifiers (`C-`, `M-`, `S-`, each at most once) with a lower-case letter
-/// (`C-c`, `C-d`, `M-x`, `C-M-a`); a capital after them reads as a range or a grade (`C-D`).
-/// The modifiers are taken in that order (`M-C-a` is not told). A script of several lines is
-/// text typed as lines (a here-document's), and is not told. Words that are key names but
-/// also ordinary words (`Press Up`, `echo Foo Bar`, `Lt`, `End`) stay text, as does a name
-/// before the end (`Press Enter now`) or followed by a bracketed key (`Enter<Enter>`), and a
-/// script of key names alone, which [`bracketed_key_names`] tells. The command line's
-/// `--keys` and the MCP tools' `keys` type such a script as given and note it with the key
-/// returned.
+/// capitalised as tmux and vim write them (`KEY_NAMES_ENDING_NO_TEXT`), or a chord (see
+/// `chord_of_a_letter`): the upper-case modifiers [`Key`] takes (`C-`, `M-` or `A-`, `S-`), in
+/// any order and each modifier at most once, with a lower-case letter (`C-c`, `C-d`, `M-x`,
+/// `C-M-a`, `M-C-a`); a capital after them reads as a range or a grade (`C-D`), lower-case
+/// modifiers as a range (`a-z`). A script of several lines is text typed as lines (a
+/// here-document's), and is not told. Words that are key names but also ordinary words
+/// (`Press Up`, `echo Foo Bar`, `Lt`, `End`) stay text, as does a name before the end (`Press
+/// Enter now`) or followed by a bracketed key (`Enter<Enter>`), and a script of key names
+/// alone, which [`bracketed_key_names`] tells. The command line's `--keys` and the MCP tools'
+/// `keys` type such a script as given and note it with the key returned.
 pub fn key_name_typed_at_end(script: &str) -> Option<(&str, String)> {
     let script = script.trim_end();
     if script.contains(['\n', '\r']) {
         return None;
     }
     let (before, word) = script.rsplit_once(char::is_whitespace)?;
-    let chord = |word: &str| {
-        let mut rest = word;
-        for modifier in ["C-", "M-", "S-"] {
-            if let Some(after) = rest.strip_prefix(modifier) {
-                rest = after;
-            }
-        }
-        rest.len() < word.len()
-            && rest.len() == 1
-            && rest.starts_with(|c: char| c.is_ascii_lowercase())
-    };
-    let named = KEY_NAMES_ENDING_NO_TEXT.contains(&word) || chord(word);
+    let named = KEY_NAMES_ENDING_NO_TEXT.contains(&word) || chord_of_a_letter(word);
     if before.trim().is_empty() || !named || bracketed_key_names(script).is_some() {
         return None;
     }
     Some((word, bracketed(word)))
+}
+
+/// Whether `word` is a chord [`key_name_typed_at_end`] tells: one or more of the modifier
+/// prefixes [`Key`]'s parser takes, written in upper case (`C-`, `M-`, `A-`, `S-`), in any
+/// order as tmux takes them (`C-M-x`, `M-C-x`), each modifier once (`M-` and `A-` are both
+/// Alt: `M-A-x` is no chord, nor `C-C-c`), then one lower-case ASCII letter. Every such word
+/// parses to a key with those modifiers; a few bytes are looked at, however long the word.
+fn chord_of_a_letter(word: &str) -> bool {
+    let mut held = Modifiers::NONE;
+    let mut rest = word;
+    while let [modifier @ (b'C' | b'M' | b'A' | b'S'), b'-', ..] = rest.as_bytes() {
+        let flag = match modifier {
+            b'C' => &mut held.ctrl,
+            b'S' => &mut held.shift,
+            _ => &mut held.alt,
+        };
+        if std::mem::replace(flag, true) {
+            return false;
+        }
+        rest = &rest[2..];
+    }
+    !held.is_empty() && matches!(rest.as_bytes(), [letter] if letter.is_ascii_lowercase())
 }
 
 /// Finds the key name after a `<`. Returns the name and the number of bytes
@@ -2038,6 +2049,54 @@ mod tests {
             "makeEnter",
         ] {
             assert_eq!(told(script), None, "{script:?}");
+        }
+    }
+
+    /// A chord after text is told whatever the order of its modifiers, as the parser takes
+    /// them (`M-C-c` was not told: only `C-`, `M-`, `S-` in that order were), each modifier
+    /// once, and only as written in upper case; every chord told parses to the key with
+    /// exactly the modifiers written.
+    #[test]
+    fn a_chord_after_text_is_told_in_any_order_of_its_modifiers() {
+        for (script, word) in
+            [("x M-C-c", "M-C-c"), ("x S-C-a", "S-C-a"), ("x A-x", "A-x"), ("x S-M-C-z", "S-M-C-z")]
+        {
+            assert_eq!(key_name_typed_at_end(script), Some((word, format!("<{word}>"))));
+        }
+        for script in ["x M-A-x", "x A-M-x", "x S-C-S-a", "x A-A-b", "tr A-Z a-z", "x m-C-c"] {
+            assert_eq!(key_name_typed_at_end(script), None, "{script:?}");
+        }
+        // Every word of up to four prefixes of the parser's (any case) and a letter: told when
+        // its prefixes are upper case and name each modifier once, and then the key it parses
+        // to holds those modifiers.
+        let prefixes = ["C-", "M-", "A-", "S-", "c-", "m-", "a-", "s-"];
+        let mut words = vec![String::new()];
+        let mut level = words.clone();
+        for _ in 0..4 {
+            level = level
+                .iter()
+                .flat_map(|word| prefixes.iter().map(move |prefix| format!("{word}{prefix}")))
+                .collect();
+            words.extend(level.iter().cloned());
+        }
+        for prefix in &words {
+            let word = format!("{prefix}q");
+            let written: Vec<&str> = prefix.split_terminator('-').collect();
+            let alt = written.iter().filter(|m| ["M", "A"].contains(m)).count();
+            let once = ["C", "S"].iter().all(|m| written.iter().filter(|w| *w == m).count() <= 1);
+            let upper = written.iter().all(|m| m.chars().all(|c| c.is_ascii_uppercase()));
+            let chord = !written.is_empty() && upper && once && alt <= 1;
+            let told = key_name_typed_at_end(&format!("x {word}")).is_some();
+            assert_eq!(told, chord, "{word}");
+            if told {
+                let key: Key = word.parse().unwrap();
+                let mods = Modifiers {
+                    ctrl: written.contains(&"C"),
+                    alt: alt == 1,
+                    shift: written.contains(&"S"),
+                };
+                assert_eq!(key, Key { code: KeyCode::Char('q'), mods }, "{word}");
+            }
         }
     }
 
