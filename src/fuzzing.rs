@@ -146,7 +146,8 @@ pub fn decode_escapes(data: &[u8]) {
 /// encodings; a script of bare key names is told a bracketed one
 /// ([`crate::bracketed_key_names`]) that must parse, and one that parses and ends in a key
 /// name written out ([`crate::key_name_typed_at_end`]) that key, bracketed, a short script
-/// that parses to it alone.
+/// that parses to it alone, in a short note ([`crate::tools::typed_key_name_note`]) given
+/// with `submit` too unless the key is `Enter`, and never given for a script not told.
 pub fn key_script(data: &[u8]) {
     let Ok(text) = std::str::from_utf8(data) else { return };
     if let Some(bracketed) = crate::input::keys::bracketed_key_names(text) {
@@ -164,6 +165,16 @@ pub fn key_script(data: &[u8]) {
             "{text:?} is told {pressing:?}, which is not the key {word}"
         );
         assert!(pressing.len() <= 16, "{text:?} is told {} bytes", pressing.len());
+        let enter = key.is_some_and(|key| key.code == crate::KeyCode::Enter && key.mods.is_empty());
+        for submit in [false, true] {
+            let note = crate::tools::typed_key_name_note(text, submit);
+            assert_eq!(note.is_some(), !(submit && enter), "{text:?}, submit {submit}: {note:?}");
+            let note = note.unwrap_or_default();
+            assert!(note.len() <= 100, "{text:?} is noted in {} bytes", note.len());
+        }
+    } else {
+        assert_eq!(crate::tools::typed_key_name_note(text, false), None, "{text:?}");
+        assert_eq!(crate::tools::typed_key_name_note(text, true), None, "{text:?}");
     }
     for app_cursor in [false, true] {
         for (kitty, modify_other_keys) in [(0u8, 0u8), (0, 1), (0, 2), (1, 0), (31, 0)] {

@@ -2214,22 +2214,27 @@ fn a_text_ending_in_an_escape_written_out_is_told_it_was_not_enter() {
 
 /// A `--keys` ending in a key name written out after text (`echo one Enter`, tmux's
 /// notation) is typed as before, its letters, and told so once, under the result's first
-/// line, with the key bracketed (the tool's own note is left out), and in
-/// `--json`'s `notes`; `run --keys` says it on stderr. Words that read as text
-/// (`echo Foo Bar`) are told nothing.
+/// line, in the tool's words with the key bracketed (the tool's own line is moved there), and
+/// in `--json`'s `notes`; `run --keys` says it on stderr. Words that read as text (`echo Foo
+/// Bar`) are told nothing, nor `Enter` with `--submit`; other keys with it are.
 #[test]
 fn a_key_name_written_out_at_the_end_of_keys_is_told() {
     let server = PrivateServer::start();
     server.ok(&["start", "--name", "sh", "--", "sh"]);
     let typed = server.ok(&["send", "sh", "--keys", "echo one Enter"]);
-    let note = "[--keys typed its last word, Enter, as text, not as the key; <Enter> presses it]";
+    let note = "[--keys typed its last word, Enter, as text; <Enter> presses the key]";
     assert_eq!(typed.lines().nth(1), Some(note), "{typed}");
     assert_eq!(typed.matches("its last word").count(), 1, "{typed}");
     let screen = server.ok(&["screen", "sh"]);
     assert!(screen.contains("echo one Enter"), "the letters are typed: {screen}");
     server.ok(&["send", "sh", "--keys", "<C-u>"]);
     let typed = json(&server.cli(&["--json", "send", "sh", "--keys", "sleep 9 C-c"]));
-    let said = "--keys typed its last word, C-c, as text, not as the key; <C-c> presses it";
+    let said = "--keys typed its last word, C-c, as text; <C-c> presses the key";
+    assert_eq!(typed["notes"], serde_json::json!([said]), "{typed}");
+    server.ok(&["send", "sh", "--keys", "<C-u>"]);
+    // Modifiers in any order, as the keys' parser takes them (only C-, M-, S- were told).
+    let typed = json(&server.cli(&["--json", "send", "sh", "--keys", "sleep 9 M-C-c"]));
+    let said = "--keys typed its last word, M-C-c, as text; <M-C-c> presses the key";
     assert_eq!(typed["notes"], serde_json::json!([said]), "{typed}");
     server.ok(&["send", "sh", "--keys", "<C-u>"]);
     let text = server.ok(&["send", "sh", "--keys", "echo Foo Bar"]);
@@ -2237,11 +2242,21 @@ fn a_key_name_written_out_at_the_end_of_keys_is_told() {
     // With --submit, Enter was pressed after it: no key to tell (review vm).
     let text = server.ok(&["send", "sh", "--keys", " two Enter", "--submit"]);
     assert!(!text.contains("its last word"), "{text}");
+    // --submit presses Enter, not Tab: `<Tab>` before it was still meant (it hid every key),
+    // as the tool says, once.
+    let text = server.ok(&["send", "sh", "--keys", "echo three Tab", "--submit"]);
+    let note = "[--keys typed its last word, Tab, as text; <Tab> presses the key]";
+    assert_eq!(text.lines().nth(1), Some(note), "{text}");
+    assert_eq!(text.matches("its last word").count(), 1, "{text}");
+    // The tool's line is taken from termloom's own text, never from a program's output.
+    let echo = "echo '[keys typed its last word, X, as text; <X> presses the key]'";
+    let text = server.ok(&["send", "sh", "--text", echo, "--submit"]);
+    assert!(text.contains("\n[keys typed its last word, X"), "{text}");
+    assert!(!text.contains("[--keys"), "{text}");
     let args = ["run", "--timeout", LONG_MS, "--keys", "ab Enter", "--wait-text", "ab Enter"];
     let output = termloom(&[&args[..], &["--", "cat"]].concat());
     assert_code(&output, 0);
-    let said = "step 1: --keys typed its last word, Enter, as text, not as the key; \
-                <Enter> presses it";
+    let said = "step 1: --keys typed its last word, Enter, as text; <Enter> presses the key";
     assert!(stderr(&output).contains(said), "{}", stderr(&output));
 }
 

@@ -258,7 +258,9 @@ fn started_cat(toolbox: &Toolbox) -> Value {
 
 /// `keys` ending in a key name written out after text (`ab Enter`, tmux's notation) types
 /// its letters as before, and the result says so in one line, with the key bracketed; words
-/// that read as text (`Foo Bar`) are told nothing, nor keys a call submits.
+/// that read as text (`Foo Bar`) are told nothing, nor `Enter` in keys a call submits; any
+/// other key a call submits after is still told (`Tab`), and a chord whatever the order of
+/// its modifiers (`M-C-x`).
 #[test]
 fn a_key_name_written_out_at_the_end_of_keys_is_told() {
     let toolbox = Toolbox::new(engine());
@@ -277,6 +279,16 @@ fn a_key_name_written_out_at_the_end_of_keys_is_told() {
         json!({"session_id": id, "keys": "cd Enter", "submit": true, "for_text": "cd Enter"});
     let text = toolbox.call("terminal_send", &send);
     assert!(!text.is_error && !text.text.contains("last word"), "{}", text.text);
+    // Submit presses Enter, not Tab: `<Tab>` before it was still meant (it hid every key).
+    let send = json!({"session_id": id, "keys": "ef Tab", "submit": true, "for_text": "ef Tab"});
+    let text = toolbox.call("terminal_send", &send);
+    let note = "[keys typed its last word, Tab, as text; <Tab> presses the key]";
+    assert!(!text.is_error && text.text.contains(note), "{}", text.text);
+    // Modifiers in any order, as the keys' parser takes them (only C-, M-, S- were told).
+    let send = json!({"session_id": id, "keys": "gh M-C-x", "for_text": "gh M-C-x"});
+    let text = toolbox.call("terminal_send", &send);
+    let note = "[keys typed its last word, M-C-x, as text; <M-C-x> presses the key]";
+    assert!(!text.is_error && text.text.contains(note), "{}", text.text);
     let closed = toolbox.call("terminal_close", &json!({"session_id": id}));
     assert!(!closed.is_error, "{}", closed.text);
 }

@@ -130,7 +130,8 @@ fn perform(session: &Session, plan: &Plan, reporter: &mut Reporter) -> Result<()
     while let Some(planned) = steps.next() {
         // Typed as given (`make Enter` types its letters), and said on stderr.
         if let Step::Keys(script) = &planned.step
-            && let Some(note) = super::values::key_name_typed_as_text(script)
+            && let Some(note) = termloom::tools::typed_key_name_note(script, false)
+                .and_then(|line| super::values::key_name_note_in_cli_terms(&line))
         {
             say!("termloom: step {}: {note}", planned.number);
         }

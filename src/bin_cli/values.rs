@@ -193,12 +193,16 @@ pub(super) fn bare_key_names(script: &str, text_flag: &str) -> Result<(), String
     ))
 }
 
-/// The note for a `--keys` script ending in a key name written out after text (`make Enter`,
-/// see [`termloom::key_name_typed_at_end`]): its letters were typed, and how the script
-/// writes the key. `None` for any other script.
-pub(super) fn key_name_typed_as_text(script: &str) -> Option<String> {
-    let (word, key) = termloom::key_name_typed_at_end(script)?;
-    Some(format!("--keys typed its last word, {word}, as text, not as the key; {key} presses it"))
+/// The tool's note on a key script ending in a key name written out after text (`make
+/// Enter`: the line of [`termloom::tools::typed_key_name_note`], `[keys typed its last word,
+/// Enter, as text; <Enter> presses the key]`) in the command line's terms: out of its
+/// brackets, naming `--keys`. `None` for any other line.
+pub(super) fn key_name_note_in_cli_terms(line: &str) -> Option<String> {
+    let line = line.trim_end();
+    if !line.starts_with(termloom::tools::TYPED_KEY_NAME_NOTE) {
+        return None;
+    }
+    Some(format!("--{}", line.strip_prefix('[')?.strip_suffix(']')?))
 }
 
 /// Quotes `value` for a POSIX shell when it needs it, so messages can be pasted back.

@@ -1012,7 +1012,8 @@ const KEY_NAMES_ENDING_NO_TEXT: [&str; 7] =
 /// (`Press Up`, `echo Foo Bar`, `Lt`, `End`) stay text, as does a name before the end (`Press
 /// Enter now`) or followed by a bracketed key (`Enter<Enter>`), and a script of key names
 /// alone, which [`bracketed_key_names`] tells. The command line's `--keys` and the MCP tools'
-/// `keys` type such a script as given and note it with the key returned.
+/// `keys` type such a script as given and note it with the key returned, in the words of
+/// [`tools::typed_key_name_note`](crate::tools::typed_key_name_note).
 pub fn key_name_typed_at_end(script: &str) -> Option<(&str, String)> {
     let script = script.trim_end();
     if script.contains(['\n', '\r']) {

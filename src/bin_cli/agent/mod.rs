@@ -280,7 +280,10 @@ fn report(command: &CommandDef, request: &Request, result: &ToolResult) -> ExitC
         let why = in_our_terms(command, why, structured.get("session_id").or(id));
         structured["wait_refusal"] = Value::String(why);
     }
-    let notes = notes(&request.arguments, &structured);
+    let mut notes = notes(&request.arguments, &structured);
+    if request.arguments.contains_key("keys") {
+        notes.extend(typed_key_name_note(&own_and_programs(&result.text, &structured)));
+    }
     let printed = if request.json {
         if let (false, Some(object)) = (notes.is_empty(), structured.as_object_mut()) {
             object.insert("notes".into(), json!(notes));
@@ -297,7 +300,7 @@ fn report(command: &CommandDef, request: &Request, result: &ToolResult) -> ExitC
                 if programs {
                     return piece.to_owned();
                 }
-                // The tool's note on a key name typed as text: the command line's is above.
+                // The tool's note on a key name typed as text: in the notes above.
                 let own: String = piece
                     .split_inclusive('\n')
                     .filter(|line| !line.starts_with(termloom::tools::TYPED_KEY_NAME_NOTE))
@@ -377,17 +380,24 @@ fn report(command: &CommandDef, request: &Request, result: &ToolResult) -> ExitC
 }
 
 /// What the command line notes of the call (`arguments`) and its result: a value in
-/// milliseconds that read like seconds, a `--text` ending in `\n` written out, a `--keys`
-/// ending in a key name written out (`make Enter`). Printed under the result's first line, in
-/// brackets, or with `--json` as the result's `notes`, when there are any.
+/// milliseconds that read like seconds, a `--text` ending in `\n` written out. Printed under
+/// the result's first line, in brackets, or with `--json` as the result's `notes`, when there
+/// are any, followed there by the tool's own note on a `--keys` ending in a key name written
+/// out ([`typed_key_name_note`]).
 fn notes(arguments: &Map<String, Value>, result: &Value) -> Vec<String> {
     let mut notes = seconds_for_milliseconds(arguments, result);
     notes.extend(mistakes::escaped_line_break(arguments));
-    // (Not with `--submit`, which pressed Enter after them.)
-    let submit = arguments.get("submit").and_then(Value::as_bool) == Some(true);
-    let keys = arguments.get("keys").and_then(Value::as_str).filter(|_| !submit);
-    notes.extend(keys.and_then(super::values::key_name_typed_as_text));
     notes
+}
+
+/// The tool's note on `keys` ending in a key name written out after text (`make Enter`,
+/// [`termloom::tools::typed_key_name_note`]), found in termloom's own parts of the result's
+/// text (`pieces`, from [`own_and_programs`]: a program's line that reads like it is left
+/// alone), in the command line's terms. The tool alone decides when it is said.
+fn typed_key_name_note(pieces: &[(&str, bool)]) -> Option<String> {
+    let own = pieces.iter().filter(|(_, programs)| !programs);
+    let mut lines = own.flat_map(|(piece, _)| piece.lines());
+    lines.find_map(super::values::key_name_note_in_cli_terms)
 }
 
 /// The exit code of a program that ended, as a shell reports it: its own, or 128 + N for

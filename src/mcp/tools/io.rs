@@ -372,11 +372,16 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
 
 /// What the result says of `keys` ending in a key name written out after text (`make Enter`,
 /// see [`key_name_typed_at_end`](crate::key_name_typed_at_end)), typed as its letters: how a
-/// script writes the key. Not with `submit`, which pressed Enter after it (the key told
-/// would be pressed twice). The command line puts it in its own words (it starts
-/// [`TYPED_KEY_NAME`]).
-fn typed_key_name_note(keys: &str, submit: bool) -> Option<String> {
-    let (word, key) = crate::key_name_typed_at_end(keys).filter(|_| !submit)?;
+/// script writes the key. Not for `Enter` with `submit`, which pressed Enter after it (the
+/// key told would be pressed twice); any other key (`C-c`, `Tab`) is still told, and the
+/// script writing it submits after it. The one place of the note's words and of that
+/// exception: the command line puts this line in its terms (it starts [`TYPED_KEY_NAME`]).
+pub(crate) fn typed_key_name_note(keys: &str, submit: bool) -> Option<String> {
+    let (word, key) = crate::key_name_typed_at_end(keys)?;
+    let enter = crate::Key { code: crate::KeyCode::Enter, mods: crate::Modifiers::NONE };
+    if submit && word.parse::<crate::Key>() == Ok(enter) {
+        return None;
+    }
     Some(format!("{TYPED_KEY_NAME}{word}, as text; {key} presses the key]"))
 }
 
@@ -708,4 +713,35 @@ fn mouse_target(args: &Args, screen: &Screen, action: &str) -> Result<(u16, u16)
         )));
     }
     Ok(at)
+}
+
+#[cfg(test)]
+mod typed_key_name_tests {
+    use super::typed_key_name_note as note;
+
+    /// `submit` presses Enter alone: it makes a last word `Enter` no note (the key told would
+    /// be pressed twice), and leaves every other key's (it hid them all: `Tab`, `C-c`).
+    #[test]
+    fn submit_leaves_out_only_enter() {
+        assert_eq!(note("make Enter", true), None);
+        let told = "[keys typed its last word, Enter, as text; <Enter> presses the key]";
+        assert_eq!(note("make Enter", false).as_deref(), Some(told));
+        for (script, word) in [
+            ("git sta Tab", "Tab"),
+            ("sleep 9 C-c", "C-c"),
+            ("ihello Esc", "Esc"),
+            ("x Escape", "Escape"),
+            ("x BTab", "BTab"),
+            ("ab BSpace", "BSpace"),
+            ("ab Backspace", "Backspace"),
+            ("x M-C-x", "M-C-x"),
+        ] {
+            let told =
+                format!("[keys typed its last word, {word}, as text; <{word}> presses the key]");
+            for submit in [false, true] {
+                assert_eq!(note(script, submit), Some(told.clone()), "{script:?}, submit {submit}");
+            }
+        }
+        assert_eq!(note("echo Foo Bar", false), None);
+    }
 }
