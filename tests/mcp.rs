@@ -1206,6 +1206,17 @@ fn submits_and_waits_for_late(client: &mut Client, id: &Value, line: &str) {
     assert_eq!(late["structuredContent"]["wait"]["outcome"], "matched", "{}", text(&late));
 }
 
+/// C `source` built with debugging information as program `name` in a directory of its own,
+/// for gdb to run; `None` (the test skipped) without gdb or gcc.
+fn program_for_gdb(name: &str, source: &str) -> Option<std::path::PathBuf> {
+    if !require("gdb") || !require("gcc") {
+        return None;
+    }
+    let dir = temp_dir(&format!("{name}.c"));
+    assert!(common::build_c(&dir, name, source, &["-g"]));
+    Some(dir.join(name))
+}
+
 /// gdb reads keys at its prompt in an event loop: it polls the terminal beside self-pipes no
 /// other process holds, with no timeout, its worker threads idle on locks of its own. Only a
 /// key can wake it, as at Python's prompt, but a wait for text there ran to its timeout (8 s
@@ -1213,14 +1224,9 @@ fn submits_and_waits_for_late(client: &mut Client, id: &Value, line: &str) {
 /// continued, that prints a line 2 s later, is waited for.
 #[test]
 fn a_text_wait_ends_at_gdbs_prompt_and_waits_for_the_program_it_runs() {
-    if !require("gdb") || !require("gcc") {
-        return;
-    }
-    let dir = temp_dir("late.c");
     let source = "#include <stdio.h>\n#include <unistd.h>\n\
          int main(void) { sleep(2); puts(\"la\" \"te\"); return 0; }\n";
-    assert!(common::build_c(&dir, "late", source, &["-g"]));
-    let program = dir.join("late");
+    let Some(program) = program_for_gdb("late", source) else { return };
     let mut client = Client::initialized("2025-11-25");
     // (No debuginfod question at the start, whatever the machine's environment.)
     let gdb = json!({"argv": ["gdb", "-nx", "-q", program.to_str().unwrap()],
@@ -1247,6 +1253,36 @@ fn a_text_wait_ends_at_gdbs_prompt_and_waits_for_the_program_it_runs() {
     assert_eq!(stopped["structuredContent"]["wait"]["outcome"], "waiting_for_input", "{said}");
     assert!(said.contains("Breakpoint 1, main"), "{said}");
     submits_and_waits_for_late(&mut client, &id, "continue");
+    client.finish();
+}
+
+/// gdb's TUI (`gdb -tui`) holds the alternate screen while the program it runs has the
+/// terminal: that program, asleep on a short clock (`sleep(2)` before it asks for a number),
+/// drew none of the full screen it sleeps on, and is no monitor between two frames. `run`
+/// returned after 0.39 s, `settled: redrawing on a timer`, before the program asked; it
+/// waits until the program asks for its line, as without the TUI.
+#[test]
+fn the_default_wait_follows_a_program_gdbs_tui_runs_until_it_asks_for_a_line() {
+    let source = "#include <stdio.h>\n#include <unistd.h>\n\
+         int main(void) { char line[64]; puts(\"working\"); fflush(stdout); sleep(2);\n\
+         printf(\"enter a number: \"); fflush(stdout);\n\
+         if (fgets(line, sizeof line, stdin)) printf(\"got %s\", line); return 0; }\n";
+    let Some(program) = program_for_gdb("asks", source) else { return };
+    let mut client = Client::initialized("2025-11-25");
+    let gdb = json!({"argv": ["gdb", "-nx", "-q", "-tui", program.to_str().unwrap()],
+                     "env": {"DEBUGINFOD_URLS": ""}, "for_screen_text": "(gdb)"});
+    let id = client.tool("terminal_start", gdb)["session_id"].clone();
+    let started = Instant::now();
+    let run =
+        client.call("terminal_send", json!({"session_id": id, "text": "run", "submit": true}));
+    let (took, said) = (started.elapsed(), text(&run));
+    assert!(said.contains("asks waiting for a line"), "after {took:?}: {said}");
+    assert!(said.contains("enter a number:"), "after {took:?}: {said}");
+    assert!(took >= Duration::from_secs(2), "after {took:?}: {said}");
+    let answered =
+        client.call("terminal_send", json!({"session_id": id, "text": "21", "submit": true}));
+    let said = text(&answered);
+    assert!(said.contains("got 21") && said.contains("gdb waiting for keys"), "{said}");
     client.finish();
 }
 

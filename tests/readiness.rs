@@ -3383,6 +3383,69 @@ fn a_monitor_sleeping_between_its_frames_settles_at_its_first_frame() {
     }
 }
 
+/// A monitor draws its own frames on the alternate screen whoever went to it first: `watch
+/// -n 10` after `tput smcup` (at once, after a pause, run by `exec` or by a shell function)
+/// settles at its first frame. When the probe took the group that went to the alternate
+/// screen (tput's) for the one that draws it, these waited out watch's 10 s tick.
+#[test]
+fn a_monitor_on_an_alternate_screen_another_program_entered_settles_at_its_first_frame() {
+    if !require("bash") || !require("watch") || !require("tput") {
+        return;
+    }
+    let toolbox = termloom::tools::Toolbox::new(engine());
+    let start = serde_json::json!({ "argv": ["bash", "--norc", "--noprofile"],
+                                    "env": { "TERM": "xterm-256color" }, "input_wait": true });
+    let commands = [
+        "tput smcup; watch -n 10 date",
+        "tput smcup; sleep 0.2; watch -n 10 date",
+        "monitor() { watch -n 10 date; }; tput smcup; monitor",
+        "tput smcup; exec watch -n 10 date",
+    ];
+    for command in commands {
+        let started = toolbox.call("terminal_start", &start);
+        assert!(started.text.contains("waiting for keys"), "{}", started.text);
+        let id = started.structured.as_ref().unwrap()["session_id"].clone();
+        settles_at_its_first_frame(&toolbox, &id, command);
+        toolbox.call("terminal_close", &serde_json::json!({ "session_id": id }));
+    }
+}
+
+/// Submits `command`, which starts `watch -n 10 date`, to session `id`: the call settles at
+/// watch's first frame, redrawing on a timer, long before its 10 s tick.
+fn settles_at_its_first_frame(
+    toolbox: &termloom::tools::Toolbox,
+    id: &serde_json::Value,
+    command: &str,
+) {
+    let began = Instant::now();
+    let arguments = serde_json::json!({ "session_id": id, "text": command, "submit": true });
+    let said = toolbox.call("terminal_send", &arguments).text;
+    let took = began.elapsed();
+    assert!(said.contains("redrawing on a timer"), "{command}: {said}");
+    assert!(said.contains("Every 10.0s: date"), "{command}: {said}");
+    // (A tick is 10 s; a frame is drawn within a fraction of a second.)
+    assert!(took < Duration::from_millis(3000), "{command} after {took:?}: {said}");
+}
+
+/// `watch -n 10` run by gdb's TUI draws its own frames on the screen gdb went to: it
+/// settles at its first frame, not after its 10 s tick.
+#[test]
+fn a_monitor_gdbs_tui_runs_settles_at_its_first_frame() {
+    if !require("gdb") || !require("watch") {
+        return;
+    }
+    let toolbox = termloom::tools::Toolbox::new(engine());
+    // (No debuginfod question at the start, whatever the machine's environment.)
+    let argv = ["gdb", "-nx", "-q", "-tui", "--args", "watch", "-n", "10", "date"];
+    let start = serde_json::json!({ "argv": argv,
+                                    "env": { "DEBUGINFOD_URLS": "", "TERM": "xterm-256color" },
+                                    "for_screen_text": "(gdb)" });
+    let started = toolbox.call("terminal_start", &start);
+    let id = started.structured.as_ref().unwrap()["session_id"].clone();
+    settles_at_its_first_frame(&toolbox, &id, "run");
+    toolbox.call("terminal_close", &serde_json::json!({ "session_id": id }));
+}
+
 /// A monitor in a neovim `:terminal` beside the window the keys go to (`watch -n 5` in a
 /// split) ticks as it did before them: the keys never reached it, its terminal holds none
 /// unread and it still sleeps the sleep it was found ticking in, so the default wait settles

@@ -12,6 +12,12 @@
 //! does: the shell at its prompt, the session's or one started from it); not in a shell
 //! script that draws a menu and reads its keys itself (`read -rsn1`), which does not. (A
 //! menu sourced into an interactive shell, `. menu.sh`, loses its frames at each key.)
+//!
+//! Each full screen's frame has its group too, taken the same way after the output that
+//! started it (a move to the top-left, or the terminal gone to its alternate screen) was fed:
+//! a process of another group asleep on that screen (the program gdb's TUI runs, which
+//! printed a line there) drew none of it, while a monitor that draws its own frames (`watch`)
+//! is one whoever went to the alternate screen before it (`tput smcup; watch -n 10 date`).
 
 use super::Slot;
 
@@ -24,6 +30,21 @@ pub(super) fn note_drawing_group(slot: &mut Slot) {
     let Some(master) = &slot.master else { return };
     if let Some(group) = crate::os::pty::foreground_group(std::os::fd::AsFd::as_fd(master)) {
         slot.terminal.frames_drawn_by(group);
+    }
+}
+
+/// Takes the foreground group after output was fed as the last frame's own when that
+/// output started one on a full screen (see `Slot::draws_full_screens`): it moved the cursor
+/// to the top-left, or put the terminal on its alternate screen (one `TIOCGPGRP` each time).
+/// Forgets it once the terminal draws no full screen.
+pub(super) fn note_frame_group(slot: &mut Slot) {
+    let start = (slot.terminal.homes(), slot.terminal.alternate());
+    let (homes, alternate) = std::mem::replace(&mut slot.frame_start, start);
+    if !slot.draws_full_screens() {
+        slot.frame_group = None;
+    } else if start.0 != homes || (start.1 && !alternate) {
+        let master = slot.master.as_ref().map(std::os::fd::AsFd::as_fd);
+        slot.frame_group = master.and_then(crate::os::pty::foreground_group);
     }
 }
 

@@ -529,6 +529,7 @@ fn examined_input_wait(
         drawn_since_input: slot.last_output > slot.last_input
             && (!slot.input_ends_unfinished || slot.cadence.drew_after_a_pause()),
         full_screen: slot.draws_full_screens(),
+        frame_group: slot.frame_group,
         since_input: (slot.bytes_in > 0).then(|| slot.last_input.elapsed()),
     };
     let answer = match procfs::group_input_wait(group, Some(slot.pid), members.as_deref(), terminal)

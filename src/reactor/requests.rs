@@ -351,6 +351,8 @@ impl Reactor {
                 last_reply: None,
                 input_ends_unfinished: false,
                 homes_at_input: 0,
+                frame_start: (0, false),
+                frame_group: None,
                 input_unechoed: false,
                 input_ends_in_line_kill: false,
                 last_typed_byte: None,

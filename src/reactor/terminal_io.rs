@@ -298,6 +298,7 @@ impl Reactor {
             let now = Instant::now();
             let slot = self.sessions.get_mut(&id).expect("slot exists");
             super::frames_group::note_drawing_group(slot);
+            super::frames_group::note_frame_group(slot);
             slot.note_modify_other_keys_group();
             slot.last_output = now;
             slot.cadence.output(now);

@@ -450,6 +450,7 @@ pub(crate) fn group_input_wait(
             hidden_below_line,
             drawn_since_input,
             full_screen,
+            frame_group,
             since_input,
         } = terminal;
         let probe = Probe {
@@ -464,6 +465,7 @@ pub(crate) fn group_input_wait(
             hidden_below_line,
             drawn_since_input,
             full_screen,
+            frame_group,
             since_input,
             input_at: linux::input_at(since_input),
             relay_clock: false,
@@ -1166,6 +1168,13 @@ pub(crate) struct TerminalSeen<'a> {
     /// of [`SHORTEST_FULL_SCREEN_TICK`] or more on a read of the terminal is a refresh (`htop
     /// -d 3`, `top -d 0.3`), not a spinner's frame.
     pub(crate) full_screen: bool,
+    /// The terminal's foreground process group when the last frame of that full screen was
+    /// started (a move to its top-left, or the terminal gone to its alternate screen), when
+    /// known: the program that draws what it shows. A process of another group asleep there
+    /// (the program gdb's TUI runs, in `sleep(2)` after a line) drew none of it, and is no
+    /// monitor between two of its frames; `watch` draws its own, whoever went to the
+    /// alternate screen (`tput smcup; watch -n 10 date`).
+    pub(crate) frame_group: Option<i32>,
     /// How long ago the terminal's last input was sent (`None`: none was): a program a relay
     /// hosts that started since then and is busy is busy with it (see `linux::judge_relay`).
     pub(crate) since_input: Option<std::time::Duration>,
@@ -1198,6 +1207,8 @@ struct Probe<'a> {
     drawn_since_input: bool,
     /// The terminal shows a full-screen program (see [`TerminalSeen`]).
     full_screen: bool,
+    /// The group that started the full screen's last frame (see [`TerminalSeen`]).
+    frame_group: Option<i32>,
     /// The group looked at is on a terminal a member hosts (a tmux or GNU screen pane), whose
     /// screen the session's terminal does not show as it is: no sleep there is taken for a
     /// monitor's between two frames (see `SleepTick::drawn`).

@@ -112,6 +112,7 @@ pub(super) fn process_observed(
         hidden_below_line: false,
         drawn_since_input: false,
         full_screen: false,
+        frame_group: None,
         since_input: None,
         input_at: None,
         relay_clock: false,
@@ -463,8 +464,12 @@ pub(super) fn group_wait(
     let mut silent = silent::Silent::default();
     // (A process alone in its group that drew a full screen and sleeps has drawn its frame:
     // `watch`, seen once; not a shell's `sleep` between two steps of a script, which its
-    // shell waits for beside it, nor one alone in a job of its own, which wrote nothing.)
-    let alone = members.iter().filter(|m| has_live_threads(m)).count() == 1;
+    // shell waits for beside it, nor one alone in a job of its own, which wrote nothing, nor
+    // one of another group than the one that started the screen's last frame: the program
+    // gdb's TUI runs, which printed a line on gdb's screen. `watch` started its own, whoever
+    // went to the alternate screen before it.)
+    let may_have_drawn = members.iter().filter(|m| has_live_threads(m)).count() == 1
+        && probe.frame_group.is_none_or(|drew| drew == pgrp);
     for member in members.iter().filter(|m| has_live_threads(m)) {
         let observed = observe_process(member.pid, probe);
         if clock.is_none()
@@ -489,7 +494,9 @@ pub(super) fn group_wait(
             }
             if repeating.is_none()
                 && let Some(again) = ticks().find(|t| t.repeated).or_else(|| {
-                    ticks().find(|t| t.drawn).filter(|_| alone && super::has_written(member.pid))
+                    ticks()
+                        .find(|t| t.drawn)
+                        .filter(|_| may_have_drawn && super::has_written(member.pid))
                 })
             {
                 let ms = again.timer.as_millis();
