@@ -147,7 +147,8 @@ pub fn decode_escapes(data: &[u8]) {
 /// ([`crate::bracketed_key_names`]) that must parse, and one that parses and ends in a key
 /// name written out ([`crate::key_name_typed_at_end`]) that key, bracketed, a short script
 /// that parses to it alone, in a short note ([`crate::tools::typed_key_name_note`]) given
-/// with `submit` too unless the key is `Enter`, and never given for a script not told.
+/// with `submit` too unless the key types what its Enter does (Enter, `C-m`, `C-j`), and never
+/// given for a script not told.
 pub fn key_script(data: &[u8]) {
     let Ok(text) = std::str::from_utf8(data) else { return };
     if let Some(bracketed) = crate::input::keys::bracketed_key_names(text) {
@@ -165,7 +166,12 @@ pub fn key_script(data: &[u8]) {
             "{text:?} is told {pressing:?}, which is not the key {word}"
         );
         assert!(pressing.len() <= 16, "{text:?} is told {} bytes", pressing.len());
-        let enter = key.is_some_and(|key| key.code == crate::KeyCode::Enter && key.mods.is_empty());
+        // A key that types what `submit`'s Enter types, a carriage return or a line feed
+        // (Enter, C-m, C-j), in the terminal's default modes.
+        let enter = told.as_deref().is_ok_and(|items| {
+            let typed = crate::input::keys::encode_script(items, &Default::default());
+            matches!(typed.as_slice(), b"\r" | b"\n")
+        });
         for submit in [false, true] {
             let note = crate::tools::typed_key_name_note(text, submit);
             assert_eq!(note.is_some(), !(submit && enter), "{text:?}, submit {submit}: {note:?}");

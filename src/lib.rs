@@ -48,17 +48,13 @@ pub mod tools {
         DEFAULT_MAX_QUEUED_CALLS, SecretAsk, ToolCancel, ToolDefinition, ToolResult, Toolbox,
     };
 
-    /// How `terminal_send`'s note on a key name its `keys` end with, typed as text, starts
-    /// (`make Enter`: see [`crate::key_name_typed_at_end`], [`typed_key_name_note`]). The
-    /// command line finds the tool's line by it and puts it in its own terms.
-    pub const TYPED_KEY_NAME_NOTE: &str = crate::mcp::tools::TYPED_KEY_NAME;
-
     /// The line `terminal_send`'s result adds when its `keys` end in a key name written out
     /// after text and typed as its letters (see [`crate::key_name_typed_at_end`]): `[keys typed
     /// its last word, C-c, as text; <C-c> presses the key]`. `submit` as the call gives it:
-    /// Enter pressed after the keys makes a last word `Enter` no note (the key told would be
-    /// pressed twice); any other key is still told. `None` when nothing is to be said. The
-    /// command line's `send` puts the tool's line in its terms, and `run --keys` this one.
+    /// Enter pressed after the keys makes a last word `Enter` (or `C-m`, `C-j`, which type the
+    /// same) no note (the key told would be pressed twice); any other key is still told.
+    /// `None` when nothing is to be said. The command line's `send` and `run --keys` put this
+    /// line in their terms.
     pub fn typed_key_name_note(keys: &str, submit: bool) -> Option<String> {
         crate::mcp::tools::typed_key_name_note(keys, submit)
     }

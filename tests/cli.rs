@@ -2248,11 +2248,22 @@ fn a_key_name_written_out_at_the_end_of_keys_is_told() {
     let note = "[--keys typed its last word, Tab, as text; <Tab> presses the key]";
     assert_eq!(text.lines().nth(1), Some(note), "{text}");
     assert_eq!(text.matches("its last word").count(), 1, "{text}");
-    // The tool's line is taken from termloom's own text, never from a program's output.
-    let echo = "echo '[keys typed its last word, X, as text; <X> presses the key]'";
-    let text = server.ok(&["send", "sh", "--text", echo, "--submit"]);
-    assert!(text.contains("\n[keys typed its last word, X"), "{text}");
-    assert!(!text.contains("[--keys"), "{text}");
+    // `C-m` types Enter's carriage return: told with --submit, it was submitted twice
+    // (review vp).
+    let text = server.ok(&["send", "sh", "--keys", "echo four C-m", "--submit"]);
+    assert!(!text.contains("its last word"), "{text}");
+    // The note is worked out from the call, not looked for in the result: a program's line
+    // that reads like it is left where it is and told nothing of, though its row holds the
+    // cursor mark (review vp: it was taken for the tool's and moved among the notes).
+    let line = "[keys typed its last word, X, as text; <X> presses the key]";
+    let printing = format!("printf '{line}\\nprompt> after\\033[6D'; read x");
+    let text = server.ok(&["send", "sh", "--text", &printing, "--keys", "<Enter>"]);
+    assert!(text.contains(line) && !text.contains("[--keys"), "{text}");
+    server.ok(&["send", "sh", "--keys", "<Enter>"]);
+    let typed =
+        json(&server.cli(&["--json", "send", "sh", "--text", &printing, "--keys", "<Enter>"]));
+    assert_eq!(typed.get("notes"), None, "{typed}");
+    server.ok(&["send", "sh", "--keys", "<Enter>"]);
     let args = ["run", "--timeout", LONG_MS, "--keys", "ab Enter", "--wait-text", "ab Enter"];
     let output = termloom(&[&args[..], &["--", "cat"]].concat());
     assert_code(&output, 0);

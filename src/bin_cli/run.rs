@@ -131,8 +131,8 @@ fn perform(session: &Session, plan: &Plan, reporter: &mut Reporter) -> Result<()
         // Typed as given (`make Enter` types its letters), and said on stderr.
         if let Step::Keys(script) = &planned.step
             && let Some(note) = termloom::tools::typed_key_name_note(script, false)
-                .and_then(|line| super::values::key_name_note_in_cli_terms(&line))
         {
+            let note = super::values::key_name_note_in_cli_terms(&note);
             say!("termloom: step {}: {note}", planned.number);
         }
         let typed = match &planned.step {

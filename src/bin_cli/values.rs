@@ -196,13 +196,10 @@ pub(super) fn bare_key_names(script: &str, text_flag: &str) -> Result<(), String
 /// The tool's note on a key script ending in a key name written out after text (`make
 /// Enter`: the line of [`termloom::tools::typed_key_name_note`], `[keys typed its last word,
 /// Enter, as text; <Enter> presses the key]`) in the command line's terms: out of its
-/// brackets, naming `--keys`. `None` for any other line.
-pub(super) fn key_name_note_in_cli_terms(line: &str) -> Option<String> {
-    let line = line.trim_end();
-    if !line.starts_with(termloom::tools::TYPED_KEY_NAME_NOTE) {
-        return None;
-    }
-    Some(format!("--{}", line.strip_prefix('[')?.strip_suffix(']')?))
+/// brackets, naming `--keys`.
+pub(super) fn key_name_note_in_cli_terms(note: &str) -> String {
+    let note = note.strip_prefix('[').and_then(|note| note.strip_suffix(']')).unwrap_or(note);
+    format!("--{note}")
 }
 
 /// Quotes `value` for a POSIX shell when it needs it, so messages can be pasted back.

@@ -281,9 +281,14 @@ fn report(command: &CommandDef, request: &Request, result: &ToolResult) -> ExitC
         structured["wait_refusal"] = Value::String(why);
     }
     let mut notes = notes(&request.arguments, &structured);
-    if request.arguments.contains_key("keys") {
-        notes.extend(typed_key_name_note(&own_and_programs(&result.text, &structured)));
-    }
+    // The tool's note on a key name typed as text, taken out of its text (the block it ends
+    // with) and said among the notes.
+    let key_note = typed_key_name_note(&request.arguments);
+    let result_text = match &key_note {
+        Some(line) => without_last_line(&result.text, line),
+        None => std::borrow::Cow::Borrowed(result.text.as_str()),
+    };
+    notes.extend(key_note.as_deref().map(super::values::key_name_note_in_cli_terms));
     let printed = if request.json {
         if let (false, Some(object)) = (notes.is_empty(), structured.as_object_mut()) {
             object.insert("notes".into(), json!(notes));
@@ -293,19 +298,14 @@ fn report(command: &CommandDef, request: &Request, result: &ToolResult) -> ExitC
         // The session as the command was given it (a name stays a name), else the result's.
         let named = id.or(structured.get("session_id"));
         let id = structured.get("session_id").or(id);
-        let pieces = own_and_programs(&result.text, &structured);
+        let pieces = own_and_programs(&result_text, &structured);
         let mut text: String = pieces
             .into_iter()
             .map(|(piece, programs)| {
                 if programs {
                     return piece.to_owned();
                 }
-                // The tool's note on a key name typed as text: in the notes above.
-                let own: String = piece
-                    .split_inclusive('\n')
-                    .filter(|line| !line.starts_with(termloom::tools::TYPED_KEY_NAME_NOTE))
-                    .collect();
-                let own = in_command_terms(command, &as_named(&own, id, named), named);
+                let own = in_command_terms(command, &as_named(piece, id, named), named);
                 // A resize's text is all termloom's own; elsewhere only whole lines in
                 // brackets are notes.
                 let own = if command.name == "resize" {
@@ -390,14 +390,31 @@ fn notes(arguments: &Map<String, Value>, result: &Value) -> Vec<String> {
     notes
 }
 
-/// The tool's note on `keys` ending in a key name written out after text (`make Enter`,
-/// [`termloom::tools::typed_key_name_note`]), found in termloom's own parts of the result's
-/// text (`pieces`, from [`own_and_programs`]: a program's line that reads like it is left
-/// alone), in the command line's terms. The tool alone decides when it is said.
-fn typed_key_name_note(pieces: &[(&str, bool)]) -> Option<String> {
-    let own = pieces.iter().filter(|(_, programs)| !programs);
-    let mut lines = own.flat_map(|(piece, _)| piece.lines());
-    lines.find_map(super::values::key_name_note_in_cli_terms)
+/// The line `terminal_send`'s result ends with for the call's `keys` ending in a key name
+/// written out after text (`make Enter`: [`termloom::tools::typed_key_name_note`], with the
+/// call's `submit`), if it has one. Worked out from the call, not looked for in the result's
+/// text, where a program's output could read like it.
+fn typed_key_name_note(arguments: &Map<String, Value>) -> Option<String> {
+    let keys = arguments.get("keys")?.as_str()?;
+    let submit = arguments.get("submit").and_then(Value::as_bool).unwrap_or(false);
+    termloom::tools::typed_key_name_note(keys, submit)
+}
+
+/// `text` without the last whole line that is `line` (the tool's own block, which follows
+/// whatever a program printed), as it was when it holds none.
+fn without_last_line<'t>(text: &'t str, line: &str) -> std::borrow::Cow<'t, str> {
+    let whole = |at: &usize| {
+        let end = at + line.len();
+        (*at == 0 || text.as_bytes()[at - 1] == b'\n')
+            && (end == text.len() || text.as_bytes()[end] == b'\n')
+    };
+    match text.rmatch_indices(line).map(|(at, _)| at).find(whole) {
+        Some(at) => {
+            let end = (at + line.len() + 1).min(text.len());
+            std::borrow::Cow::Owned(format!("{}{}", &text[..at], &text[end..]))
+        }
+        None => std::borrow::Cow::Borrowed(text),
+    }
 }
 
 /// The exit code of a program that ended, as a shell reports it: its own, or 128 + N for

@@ -372,21 +372,30 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
 
 /// What the result says of `keys` ending in a key name written out after text (`make Enter`,
 /// see [`key_name_typed_at_end`](crate::key_name_typed_at_end)), typed as its letters: how a
-/// script writes the key. Not for `Enter` with `submit`, which pressed Enter after it (the
-/// key told would be pressed twice); any other key (`C-c`, `Tab`) is still told, and the
+/// script writes the key. Not for `Enter` (nor `C-m`, `C-j`) with `submit`, which pressed
+/// Enter after it (the key told would be pressed twice); any other key (`C-c`, `Tab`) is still told, and the
 /// script writing it submits after it. The one place of the note's words and of that
-/// exception: the command line puts this line in its terms (it starts [`TYPED_KEY_NAME`]).
+/// exception: the command line puts this line in its terms.
 pub(crate) fn typed_key_name_note(keys: &str, submit: bool) -> Option<String> {
     let (word, key) = crate::key_name_typed_at_end(keys)?;
-    let enter = crate::Key { code: crate::KeyCode::Enter, mods: crate::Modifiers::NONE };
-    if submit && word.parse::<crate::Key>() == Ok(enter) {
+    if submit && word.parse::<crate::Key>().is_ok_and(ends_a_line) {
         return None;
     }
-    Some(format!("{TYPED_KEY_NAME}{word}, as text; {key} presses the key]"))
+    Some(format!("[keys typed its last word, {word}, as text; {key} presses the key]"))
 }
 
-/// How the note on a key name typed as text at the end of `keys` starts.
-pub(crate) const TYPED_KEY_NAME: &str = "[keys typed its last word, ";
+/// Whether `key` ends a line as `submit`'s Enter does: Enter, and Ctrl-M and Ctrl-J, which
+/// type the same carriage return and line feed (`echo hi C-m` with `submit`, told `<C-m>`,
+/// submitted twice).
+fn ends_a_line(key: crate::Key) -> bool {
+    use crate::KeyCode::{Char, Enter};
+    let ctrl = crate::Modifiers { ctrl: true, ..crate::Modifiers::NONE };
+    match key.code {
+        Enter => key.mods == crate::Modifiers::NONE,
+        Char('m' | 'j') => key.mods == ctrl,
+        _ => false,
+    }
+}
 
 /// What the result says of a paste ending in a line break that the program took as one block
 /// (bracketed paste) and waits for input after, `full_screen` when the session was on the
@@ -724,6 +733,10 @@ mod typed_key_name_tests {
     #[test]
     fn submit_leaves_out_only_enter() {
         assert_eq!(note("make Enter", true), None);
+        assert_eq!(note("echo hi C-m", true), None, "C-m types Enter's carriage return");
+        assert_eq!(note("echo hi C-j", true), None, "C-j a line feed");
+        assert!(note("echo hi C-m", false).is_some());
+        assert!(note("echo hi M-C-m", true).is_some(), "Alt-Enter is not submit's Enter");
         let told = "[keys typed its last word, Enter, as text; <Enter> presses the key]";
         assert_eq!(note("make Enter", false).as_deref(), Some(told));
         for (script, word) in [

@@ -38,7 +38,7 @@ use super::protocol::Revision;
 use super::url_secret::Secrets;
 use args::Args;
 use catalog::TOOLS;
-pub(crate) use io::{TYPED_KEY_NAME, typed_key_name_note};
+pub(crate) use io::typed_key_name_note;
 use names::{Names, SessionRef};
 use screen_diff::SeenScreens;
 
