@@ -3410,6 +3410,34 @@ fn a_monitor_on_an_alternate_screen_another_program_entered_settles_at_its_first
     }
 }
 
+/// A monitor that erases the whole screen and writes from its third row, never moving home,
+/// starts its frames with the erase: after `tput smcup` (another group's), it settles at its
+/// first frame. With only moves home and the alternate screen's entry starting frames, the
+/// last frame was tput's, and this waited out the 10 s sleep (review vq).
+#[test]
+fn a_monitor_that_erases_its_screen_without_moving_home_settles_at_its_first_frame() {
+    if !require("bash") || !require("tput") {
+        return;
+    }
+    let toolbox = termloom::tools::Toolbox::new(engine());
+    let start = serde_json::json!({ "argv": ["bash", "--norc", "--noprofile"],
+                                    "env": { "TERM": "xterm-256color" }, "input_wait": true });
+    // (The process that drew sleeps: `exec` keeps it.)
+    let monitor = r#"sh -c 'printf "\033[2J\033[3;1Hframe one"; exec sleep 10'"#;
+    for command in [format!("tput smcup; {monitor}"), format!("tput smcup; sleep 0.3; {monitor}")] {
+        let started = toolbox.call("terminal_start", &start);
+        let id = started.structured.as_ref().unwrap()["session_id"].clone();
+        let began = Instant::now();
+        let arguments = serde_json::json!({ "session_id": id, "text": command, "submit": true });
+        let said = toolbox.call("terminal_send", &arguments).text;
+        let took = began.elapsed();
+        assert!(said.contains("redrawing on a timer"), "{command}: {said}");
+        assert!(said.contains("frame one"), "{command}: {said}");
+        assert!(took < Duration::from_millis(3000), "{command} after {took:?}: {said}");
+        toolbox.call("terminal_close", &serde_json::json!({ "session_id": id }));
+    }
+}
+
 /// Submits `command`, which starts `watch -n 10 date`, to session `id`: the call settles at
 /// watch's first frame, redrawing on a timer, long before its 10 s tick.
 fn settles_at_its_first_frame(

@@ -14,37 +14,48 @@
 //! menu sourced into an interactive shell, `. menu.sh`, loses its frames at each key.)
 //!
 //! Each full screen's frame has its group too, taken the same way after the output that
-//! started it (a move to the top-left, or the terminal gone to its alternate screen) was fed:
+//! started it (a move to the top-left, an erase of the whole screen, or the terminal gone to
+//! its alternate screen) was fed:
 //! a process of another group asleep on that screen (the program gdb's TUI runs, which
 //! printed a line there) drew none of it, while a monitor that draws its own frames (`watch`)
 //! is one whoever went to the alternate screen before it (`tput smcup; watch -n 10 date`).
 
 use super::Slot;
 
-/// Takes the foreground group after output was fed as the frames' own, while frames are
-/// drawn by no group told yet.
-pub(super) fn note_drawing_group(slot: &mut Slot) {
-    if !slot.terminal.frames_want_their_group() {
+/// After output was fed, takes the terminal's foreground group (one `TIOCGPGRP`, only when
+/// one of them wants it):
+/// - as the frames' own, while frames are drawn by no group told yet;
+/// - as the last frame's own when that output started one on a full screen (see
+///   `Slot::draws_full_screens`): it moved the cursor to the top-left, erased the whole
+///   screen (`CSI 2 J`: a monitor that clears and writes from its third row, never moving
+///   home) or put the terminal on its alternate screen. Forgotten once the terminal draws no
+///   full screen.
+///
+/// Known limit, as for the frames' group: the group is the one in the foreground when the
+/// output was read, not when it was written. A frame drawn just before its program ended and
+/// the shell gave the terminal to the next job, read only then, is taken for that job's
+/// (`tput smcup; clear; ./asks`: the program that sleeps before it asks is then taken for a
+/// monitor, as before frames had groups).
+pub(super) fn note_groups(slot: &mut Slot) {
+    let start = (slot.terminal.homes(), slot.terminal.screen_clears(), slot.terminal.alternate());
+    let (homes, clears, alternate) = std::mem::replace(&mut slot.frame_start, start);
+    let full_screen = slot.draws_full_screens();
+    if !full_screen {
+        slot.frame_group = None;
+    }
+    let frame_started =
+        full_screen && (start.0 != homes || start.1 != clears || (start.2 && !alternate));
+    let drawing = slot.terminal.frames_want_their_group();
+    if !frame_started && !drawing {
         return;
     }
-    let Some(master) = &slot.master else { return };
-    if let Some(group) = crate::os::pty::foreground_group(std::os::fd::AsFd::as_fd(master)) {
-        slot.terminal.frames_drawn_by(group);
+    let master = slot.master.as_ref().map(std::os::fd::AsFd::as_fd);
+    let group = master.and_then(crate::os::pty::foreground_group);
+    if frame_started {
+        slot.frame_group = group;
     }
-}
-
-/// Takes the foreground group after output was fed as the last frame's own when that
-/// output started one on a full screen (see `Slot::draws_full_screens`): it moved the cursor
-/// to the top-left, or put the terminal on its alternate screen (one `TIOCGPGRP` each time).
-/// Forgets it once the terminal draws no full screen.
-pub(super) fn note_frame_group(slot: &mut Slot) {
-    let start = (slot.terminal.homes(), slot.terminal.alternate());
-    let (homes, alternate) = std::mem::replace(&mut slot.frame_start, start);
-    if !slot.draws_full_screens() {
-        slot.frame_group = None;
-    } else if start.0 != homes || (start.1 && !alternate) {
-        let master = slot.master.as_ref().map(std::os::fd::AsFd::as_fd);
-        slot.frame_group = master.and_then(crate::os::pty::foreground_group);
+    if let Some(group) = group.filter(|_| drawing) {
+        slot.terminal.frames_drawn_by(group);
     }
 }
 

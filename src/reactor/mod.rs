@@ -411,13 +411,13 @@ struct Slot {
     /// The terminal's moves to the top-left (`Terminal::homes`) when the last input was
     /// queued: two since then, and the program redraws its whole screen frame after frame.
     homes_at_input: u64,
-    /// The terminal's moves to the top-left (`Terminal::homes`) and whether it was on its
-    /// alternate screen after the output last fed: a change starts a frame (see
-    /// `frames_group::note_frame_group`).
-    frame_start: (u64, bool),
+    /// The terminal's moves to the top-left (`Terminal::homes`), its erases of the whole
+    /// screen (`Terminal::screen_clears`) and whether it was on its alternate screen after
+    /// the output last fed: a change starts a frame (see `frames_group::note_groups`).
+    frame_start: (u64, u64, bool),
     /// The terminal's foreground process group after the output that started the last frame
     /// of a full screen was fed (`None`: no full screen, or the group unknown): the program
-    /// that draws what the screen shows (see `frames_group::note_frame_group`).
+    /// that draws what the screen shows (see `frames_group::note_groups`).
     frame_group: Option<i32>,
     /// The last input queued was typed while the terminal echoed nothing (a password, a
     /// passphrase): `ssh` owes the far end's verdict on it (see

@@ -351,7 +351,7 @@ impl Reactor {
                 last_reply: None,
                 input_ends_unfinished: false,
                 homes_at_input: 0,
-                frame_start: (0, false),
+                frame_start: (0, 0, false),
                 frame_group: None,
                 input_unechoed: false,
                 input_ends_in_line_kill: false,

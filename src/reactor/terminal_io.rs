@@ -297,8 +297,7 @@ impl Reactor {
         if fed {
             let now = Instant::now();
             let slot = self.sessions.get_mut(&id).expect("slot exists");
-            super::frames_group::note_drawing_group(slot);
-            super::frames_group::note_frame_group(slot);
+            super::frames_group::note_groups(slot);
             slot.note_modify_other_keys_group();
             slot.last_output = now;
             slot.cadence.output(now);
@@ -375,7 +374,7 @@ impl Reactor {
             None => return,
         }
         slot.terminal.stop_sync();
-        super::frames_group::note_drawing_group(slot);
+        super::frames_group::note_groups(slot);
         self.track_screen(id);
         self.check_waiters(id);
     }

@@ -352,6 +352,12 @@ impl Terminal {
         self.emulator.homes()
     }
 
+    /// How many erases of the whole screen (`CSI 2 J`) the program made since the emulator
+    /// was made.
+    pub(crate) fn screen_clears(&self) -> u64 {
+        self.emulator.screen_clears()
+    }
+
     /// Whether the alternate screen is active.
     pub(crate) fn alternate(&self) -> bool {
         self.emulator.alternate()

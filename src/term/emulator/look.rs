@@ -51,6 +51,11 @@ impl Emulator {
         self.scanner.homes()
     }
 
+    /// How many erases of the whole screen (`CSI 2 J`) the program made.
+    pub(crate) fn screen_clears(&self) -> u64 {
+        self.screen_clears
+    }
+
     /// Whether the alternate screen is active.
     pub(crate) fn alternate(&self) -> bool {
         self.mode().contains(TermMode::ALT_SCREEN)

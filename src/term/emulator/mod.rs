@@ -267,6 +267,9 @@ pub(crate) struct Emulator {
     drained_since_look: usize,
     /// Whether the program draws whole frames on the primary screen (`Screen::frames`).
     frames: Frames,
+    /// Erases of the whole screen (`CSI 2 J`) fed so far, on either screen: each starts a
+    /// frame of a full screen, as a move to the top-left does.
+    screen_clears: u64,
     /// OSC strings and sequences dropped because a bound was reached.
     dropped_osc: u64,
     /// While the alternate screen hides the primary one: the primary screen's lines from its
@@ -359,6 +362,7 @@ impl Emulator {
             repeat: 0,
             pending: Vec::new(),
             since_trim: 0,
+            screen_clears: 0,
             wide_or_marked: false,
             drained_since_look: 0,
             frames: Frames::default(),
@@ -796,8 +800,11 @@ impl Emulator {
             Sequence::Csi { private: None | Some(b'?'), action: b'J', params }
                 if params.values().first() == Some(&2)
         );
-        if clears_screen && !view.alternate {
-            self.settle_screen_cleared(transcript);
+        if clears_screen {
+            self.screen_clears += 1;
+            if !view.alternate {
+                self.settle_screen_cleared(transcript);
+            }
         }
     }
 
