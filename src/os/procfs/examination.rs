@@ -23,9 +23,9 @@
 //!
 //! A read made to see whether a file changed since an earlier read is never served from
 //! the examination (it would give the earlier bytes, unchanged always): it reads with
-//! `files::read_text_now`, which neither look at it nor fill it
+//! `files::read_text_now` or `files::read_bytes_now`, which neither look at it nor fill it
 //! (`linux/restart.rs`'s second reading of a thread's `syscall`, and its `wchan`, read after
-//! the arguments).
+//! the arguments; `linux/jobs.rs`'s second reading of a job process's `stat`).
 
 use std::cell::RefCell;
 use std::collections::HashMap;

@@ -145,6 +145,13 @@ pub(crate) fn read_text_now(path: &str) -> io::Result<String> {
     text(read_from_start(&open(path)?, |bytes| std::str::from_utf8(bytes).map(str::to_owned))?)
 }
 
+/// The bytes of `path`, a file of one record (`stat`), read now as [`read_text_now`] reads
+/// it: a `stat` whose process's name is not UTF-8 (set by `prctl(PR_SET_NAME)`, or the name
+/// of the file it was run as) is read too.
+pub(crate) fn read_bytes_now(path: &str) -> io::Result<Vec<u8>> {
+    read_from_start(&open(path)?, <[u8]>::to_vec)
+}
+
 /// The text of a file read, or `InvalidData` when it is not UTF-8.
 fn text(read: Result<String, std::str::Utf8Error>) -> io::Result<String> {
     read.map_err(|err| io::Error::new(io::ErrorKind::InvalidData, err))

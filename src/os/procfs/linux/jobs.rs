@@ -24,9 +24,10 @@ const MEMBER_CHILDREN: usize = 64;
 /// only sleep longer than that or wait for their children that do (`:!sleep 300`); `None` when
 /// there is no such job, or one waits on anything else (on its pipe for the editor's requests):
 /// the group's own answer stands. A job counts when it started since the last input, or since
-/// the group was last found waiting (kept across probes in `probe.timers`): neovim queues a key
-/// typed while its `:!cmd` runs until it ends (whose output it may show as it comes). A job
-/// present when the group waited is a server and is not looked at; a server on a clock (a
+/// the group was last found waiting (kept across probes in `probe.timers`, once two readings
+/// in a row found it so: a single one may have caught a job between two states): neovim
+/// queues a key typed while its `:!cmd` runs until it ends (whose output it may show as it
+/// comes). A job present when the group waited is a server and is not looked at; a server on a clock (a
 /// language server neovim starts detached, polling on a timer) is taken for work until once
 /// found without one: slow, never a false wait. Nor is a child looked at that
 /// holds a terminal (a `:terminal`'s shell, which leads a session on a terminal of its own:
@@ -39,9 +40,13 @@ pub(super) fn job_verdict(
     let seen = probe.timers.map(|timers| &timers.jobs);
     let verdict = judge_jobs(members, candidates, probe);
     probe.looks.job_answered.set(verdict.is_some());
-    if let Some(seen) = seen.filter(|_| verdict.is_none()) {
+    if let Some(seen) = seen {
+        // (Kept once the next reading finds the group waiting too: see `JobsSeen`.)
         let pids: Vec<i32> = members.iter().map(|m| m.pid).collect();
-        seen.waiting(&pids, std::time::Instant::now());
+        match verdict {
+            None => seen.waiting(&pids, std::time::Instant::now()),
+            Some(_) => seen.at_work(&pids),
+        }
     }
     verdict
 }
@@ -157,10 +162,11 @@ fn has_ended_child(pid: i32) -> bool {
 
 /// Whether process `pid`, seen asleep, has woken or ended since: read now (one `stat`, not
 /// as the look first read it), it runs (or exits: `R`), is in a disk wait, or has no thread
-/// alive, or is gone.
+/// alive, or is gone. Read as bytes: a process whose name is not UTF-8 is read again too (as
+/// text, it was not, and read as asleep).
 fn woke(pid: i32) -> bool {
-    match crate::os::procfs::read_text_now(&format!("/proc/{pid}/stat")) {
-        Ok(text) => parse_stat(text.as_bytes())
+    match crate::os::procfs::read_bytes_now(&format!("/proc/{pid}/stat")) {
+        Ok(data) => parse_stat(&data)
             .is_ok_and(|stat| !has_live_threads(&stat) || matches!(stat.state, 'R' | 'D')),
         Err(err) => is_gone(&err),
     }
@@ -214,6 +220,114 @@ mod tests {
         assert!(woke(pid), "a zombie");
         sleep.wait().unwrap();
         assert!(woke(pid), "reaped");
+    }
+
+    /// A single reading that finds a job at rest (blocked on its pipe, as a look may catch a
+    /// job between two states) leaves it a job for a later input, once it works again: kept
+    /// as its group's wait, that reading made the job a server, present when the group
+    /// waited, and the group read waiting with the job at work. Two readings in a row keep
+    /// the wait (the job, started before them, a server then).
+    #[test]
+    fn a_single_reading_of_a_job_at_rest_leaves_it_a_job() {
+        use std::io::Write;
+        let timers = crate::os::procfs::TimerSightings::default();
+        let looks = crate::os::procfs::Looks::new();
+        let probe = |input_at| Probe {
+            quiet: Duration::ZERO,
+            timers: Some(&timers),
+            looks: &looks,
+            outside: None,
+            shown: Shown::Other,
+            unanswered_input: false,
+            unanswered_start: false,
+            unanswered_secret: false,
+            hidden_below_line: false,
+            drawn_since_input: false,
+            full_screen: false,
+            since_input: None,
+            input_at: Some(input_at),
+            relay_clock: false,
+            relay: false,
+            hosted: false,
+        };
+        let now = || input_at_of(Some(Duration::ZERO)).unwrap();
+        let state = |pid: i32| crate::os::procfs::read_stat(pid).ok().map(|stat| stat.state);
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        let until = |what: &str, done: &dyn Fn() -> bool| {
+            while !done() {
+                assert!(std::time::Instant::now() < deadline, "{what}");
+                std::thread::yield_now();
+            }
+        };
+        // A shell that starts its job, in a session of its own, on a line; the job reads a
+        // line, then works.
+        let script = "read go; setsid sh -c 'read x; while :; do :; done'; :";
+        let mut shell = std::process::Command::new("sh")
+            .args(["-c", script])
+            .stdin(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let pid = shell.id() as i32;
+        let mut input = shell.stdin.take().unwrap();
+        let input_at = now();
+        until("sh never read", &|| state(pid) == Some('S'));
+        let member = || vec![crate::os::procfs::read_stat(pid).unwrap()];
+        // The group found waiting twice, with no job: kept.
+        assert_eq!(job_verdict(&member(), None, probe(input_at)), None);
+        assert_eq!(job_verdict(&member(), None, probe(input_at)), None);
+        input.write_all(b"go\n").unwrap();
+        let job = || {
+            children(pid, None)
+                .into_iter()
+                .find(|c| c.comm == "sh" && c.session == c.pid)
+                .map(|c| c.pid)
+        };
+        until("the job never read", &|| job().is_some_and(|job| state(job) == Some('S')));
+        let job = job().unwrap();
+        // (Two clock ticks and more after the job started: a start within a tick of the
+        // reading counts whatever the reading did.)
+        let later = std::time::Instant::now() + Duration::from_millis(100);
+        while std::time::Instant::now() < later {
+            std::hint::spin_loop();
+        }
+        // The one reading at rest.
+        assert_eq!(job_verdict(&member(), None, probe(input_at)), None);
+        input.write_all(b"x\n").unwrap();
+        until("the job never worked", &|| state(job) == Some('R'));
+        let verdict = job_verdict(&member(), None, probe(now()));
+        let kill = |pid| {
+            let pid = rustix::process::Pid::from_raw(pid).unwrap();
+            let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+        };
+        kill(job);
+        kill(pid);
+        shell.wait().unwrap();
+        assert!(matches!(verdict, Some(InputWait::NotWaiting { .. })), "{verdict:?}");
+    }
+
+    /// A job process whose name is not UTF-8 (a shell run as a file named `sh\xff`) that
+    /// woke is read again as any other: read as text, its `stat` failed, and it read as
+    /// asleep.
+    #[test]
+    fn a_process_whose_name_is_not_utf8_is_read_again() {
+        use std::os::unix::ffi::OsStrExt;
+        let dir = std::env::temp_dir().join(format!("termloom-woke-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let program = dir.join(std::ffi::OsStr::from_bytes(b"sh\xff"));
+        std::os::unix::fs::symlink("/bin/sh", &program).unwrap();
+        let spin = std::process::Command::new(&program).args(["-c", "while :; do :; done"]).spawn();
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut spin = spin.unwrap();
+        let pid = spin.id() as i32;
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        while !crate::os::procfs::read_stat(pid).is_ok_and(|stat| stat.comm == "sh\u{fffd}") {
+            assert!(std::time::Instant::now() < deadline, "sh\\xff never ran");
+            std::thread::yield_now();
+        }
+        let working = woke(pid);
+        spin.kill().unwrap();
+        spin.wait().unwrap();
+        assert!(working, "at work");
     }
 
     /// A job's shell seen waiting for its child, whose children are listed after the child
