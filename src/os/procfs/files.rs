@@ -145,6 +145,14 @@ pub(crate) fn read_text_now(path: &str) -> io::Result<String> {
     text(read_from_start(&open(path)?, |bytes| std::str::from_utf8(bytes).map(str::to_owned))?)
 }
 
+/// The text of a process's or thread's `status` at `path`, as [`read_text`] reads it, its
+/// `Name:` line's bytes that are not UTF-8 (a name set by `prctl(PR_SET_NAME)`, or the name
+/// of the file the process was run as) replaced: read as UTF-8 alone, the whole file failed,
+/// and with it what the other lines tell.
+pub(crate) fn read_status(path: &str) -> io::Result<String> {
+    read_record(path, |bytes| String::from_utf8_lossy(bytes).into_owned())
+}
+
 /// The bytes of `path`, a file of one record (`stat`), read now as [`read_text_now`] reads
 /// it: a `stat` whose process's name is not UTF-8 (set by `prctl(PR_SET_NAME)`, or the name
 /// of the file it was run as) is read too.

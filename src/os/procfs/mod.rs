@@ -21,7 +21,7 @@ mod files;
 pub(crate) use examination::{examine, read_examined};
 pub(crate) use files::{
     Kept, read_bytes, read_bytes_now, read_kept, read_pids, read_pids_from_start, read_record,
-    read_text, read_text_now,
+    read_status, read_text, read_text_now,
 };
 
 /// The kernel's overflow uid (`/proc/sys/kernel/overflowuid`; 65534 where it cannot be

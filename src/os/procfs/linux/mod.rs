@@ -216,7 +216,7 @@ pub(super) fn stopped_by_tracer(pid: i32, tracer: i32) -> bool {
                 .and_then(|data| parse_stat(&data).ok())
                 .is_some_and(|stat| stat.state == 't');
             stopped
-                && super::read_text(&format!("{base}/status"))
+                && super::read_status(&format!("{base}/status"))
                     .is_ok_and(|status| traced_by(&status) == Some(true))
         })
 }

@@ -28,7 +28,7 @@ pub(super) fn may_signal_itself(pid: i32, candidates: Option<&[i32]>) -> bool {
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
         Err(_) => return true,
     }
-    let Ok(status) = crate::os::procfs::read_text(&format!("/proc/{pid}/status")) else {
+    let Ok(status) = crate::os::procfs::read_status(&format!("/proc/{pid}/status")) else {
         return true;
     };
     let Some(caught) = caught_signals(&status) else { return true };

@@ -757,7 +757,7 @@ pub(super) fn syscall_arg(syscall: &str, n: usize) -> Option<u64> {
 /// The voluntary context switches of the thread at `base` (`/proc/PID/task/TID`): how
 /// often it blocked, once per wait it entered.
 pub(super) fn voluntary_switches(base: &str) -> Option<u64> {
-    let status = procfs::read_text(&format!("{base}/status")).ok()?;
+    let status = procfs::read_status(&format!("{base}/status")).ok()?;
     status
         .lines()
         .find_map(|line| line.strip_prefix("voluntary_ctxt_switches:"))?
@@ -835,6 +835,32 @@ mod tests {
             matches!(&elsewhere, Some(Activity::Other(what)) if what.contains("/proc/")),
             "{elsewhere:?}"
         );
+    }
+
+    /// The wake-ups of a thread whose process's name is not UTF-8 (a shell run as a file
+    /// named `sh\xff`) are read: its `status` read as UTF-8 failed, and none were.
+    #[test]
+    fn the_wakeups_of_a_process_named_in_bytes_not_utf8_are_read() {
+        use std::os::unix::ffi::OsStrExt;
+        let dir = std::env::temp_dir().join(format!("termloom-wakeups-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let program = dir.join(std::ffi::OsStr::from_bytes(b"sh\xff"));
+        std::os::unix::fs::symlink("/bin/sh", &program).unwrap();
+        let stdin = std::process::Stdio::piped();
+        let shell =
+            std::process::Command::new(&program).args(["-c", "read x"]).stdin(stdin).spawn();
+        let _ = fs::remove_dir_all(&dir);
+        let mut shell = shell.unwrap();
+        let pid = shell.id() as i32;
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        while !procfs::read_stat(pid).is_ok_and(|stat| stat.comm == "sh\u{fffd}") {
+            assert!(std::time::Instant::now() < deadline, "sh\\xff never ran");
+            std::thread::yield_now();
+        }
+        let wakeups = voluntary_switches(&format!("/proc/{pid}/task/{pid}"));
+        drop(shell.stdin.take());
+        shell.wait().unwrap();
+        assert!(wakeups.is_some());
     }
 
     #[test]
