@@ -1427,7 +1427,8 @@ mod tests {
         let screen = screen_of(worst::string(2000), vec![worst::string(40); 500]);
         // (The title changed: the header names it, the longest case.)
         let rows = |rows: Vec<u16>, moved| {
-            Shape::Changes(Changes { look: 2, moved, slid: None, rows, title_changed: true })
+            let cut = Vec::new();
+            Shape::Changes(Changes { look: 2, moved, slid: None, rows, title_changed: true, cut })
         };
         let moved = Some(Moved { from: 1, to: 0, count: 499 });
         let slid =
@@ -1443,6 +1444,8 @@ mod tests {
                 slid,
                 rows: (0..500).collect(),
                 title_changed: true,
+                // (The header's longest: a row cut besides.)
+                cut: vec![(0, 1)],
             }),
         ];
         let mut framing = 0;

@@ -23,7 +23,16 @@ pub(crate) struct Changed {
     pub(crate) slid: Option<Slid>,
     /// The window title differs from that screen's (the header names it only then).
     pub(crate) title_changed: bool,
+    /// Some listed rows are shown only up to the blanks before their end, [`CUT_MARK`] after
+    /// them: the rest is as on that screen (a box's border and the padding before it).
+    pub(crate) cut: bool,
 }
+
+/// Ends a listed row shown only up to the blanks before its end (see [`Changed::cut`]).
+pub(crate) const CUT_MARK: char = '…';
+
+/// The header's clause when listed rows are cut (see [`Changed::cut`]).
+pub(crate) const CUT_CLAUSE: &str = "; a row ending in … goes on as then";
 
 /// A block of rows of a screen the caller saw that is on the screen again at another place
 /// (text scrolled in a region, a row inserted or deleted above a list).
@@ -131,6 +140,7 @@ pub(crate) fn model_view(
             "first": s.first, "count": s.count, "columns": s.by,
             "from_col": s.from_col, "to_col": s.to_col, "rows_down": s.down,
         })),
+        "rows_cut": changed.map(|c| c.cut),
         "omitted_bytes": omitted,
     });
     // A cursor marked in the text goes without saying.
@@ -162,7 +172,10 @@ pub(crate) fn model_view(
                 let (last_then, last_now) = (from + count - 1, to + count - 1);
                 format!("as at {since}, with its rows {from}-{last_then} moved to {to}-{last_now}")
             });
-            let slid = changed.slid.map_or(String::new(), |slid| slid_note(slid, screen.cols));
+            let mut slid = changed.slid.map_or(String::new(), |slid| slid_note(slid, screen.cols));
+            if changed.cut {
+                slid.push_str(CUT_CLAUSE);
+            }
             match (moved, changed.rows) {
                 (None, 0) if changed.look == 1 => {
                     return (json, format!("--- screen {about}: unchanged since {since} ---"));

@@ -43,8 +43,18 @@ pub(super) fn changes_since(frame: &Frame, seen: &Frame, look: u8) -> Changes {
     let mark_left = (seen.cursor_marked() && seen.cursor != frame.cursor)
         .then_some(seen.cursor.row)
         .filter(|&row| !in_block(row));
+    // A row of the block is kept when it holds the row it moved from (rows between those may
+    // differ: see `find_move`), another when it holds what the seen row there held.
+    let marked = seen.cursor_marked().then_some(seen.cursor.row);
+    let kept = |row: u16| match moved.filter(|_| in_block(row)) {
+        Some(Moved { from, to, .. }) => {
+            let was = from + (row - to);
+            marked != Some(was) && frame.same_row(usize::from(row), seen, usize::from(was))
+        }
+        None => frame.same_row(usize::from(row), seen, usize::from(row)),
+    };
     let listed = |row: u16| {
-        let kept = in_block(row) || frame.same_row(usize::from(row), seen, usize::from(row));
+        let kept = kept(row);
         !kept || cursor_news && row == cursor_row || mark_left == Some(row)
     };
     // A row listed for the cursor or a mark that left it is listed whole.
@@ -52,8 +62,76 @@ pub(super) fn changes_since(frame: &Frame, seen: &Frame, look: u8) -> Changes {
     let whole = |row: u16| in_block(row) || cursor_mark(row, frame) || cursor_mark(row, seen);
     let slides = |row: u16| listed(row) && !whole(row);
     let slid = find_slide(frame, seen, slides);
-    let rows = (0..frame.rows).filter(|&row| listed(row)).collect();
-    Changes { look, moved, slid, rows, title_changed: frame.title != seen.title }
+    let rows: Vec<u16> = (0..frame.rows).filter(|&row| listed(row)).collect();
+    let cut = find_cuts(frame, seen, &rows, whole, slid);
+    Changes { look, moved, slid, rows, title_changed: frame.title != seen.title, cut }
+}
+
+/// The fewest bytes showing a listed row only up to its padding must save (see [`find_cuts`]).
+const CUT_MIN_SAVED: usize = 16;
+
+/// The listed rows of `frame` (`rows`, but those to be shown `whole` and those that `slid`)
+/// to show only up to the
+/// blanks before their end, with the column they are cut at: a row whose last run of blanks
+/// with text after it starts after a character, and whose cells from there on (the blanks,
+/// what follows them, marks included) are those of the same row on `seen`, when that saves
+/// [`CUT_MIN_SAVED`] bytes or more (a box's right border and the padding before it: a source
+/// line in gdb's TUI gaining or losing its highlight, 50 bytes of blanks). None unless the cuts
+/// save more than the header's [`CUT_CLAUSE`], nor when a row listed otherwise ends in
+/// [`CUT_MARK`] (it would read as cut).
+pub(super) fn find_cuts(
+    frame: &Frame,
+    seen: &Frame,
+    rows: &[u16],
+    whole: impl Fn(u16) -> bool,
+    slid: Option<Slid>,
+) -> Vec<(u16, u16)> {
+    let slides = |row: u16| slid.is_some_and(|slid| slid.holds(row));
+    let candidates: Vec<usize> = rows
+        .iter()
+        .filter(|&&row| !whole(row) && !slides(row))
+        .map(|&row| usize::from(row))
+        .collect();
+    if candidates.is_empty() || frame.cols != seen.cols {
+        return Vec::new();
+    }
+    let wanted = |row: usize| candidates.binary_search(&row).is_ok();
+    let mut numbers = CellNumbers::default();
+    let (now, then) = (frame.cells_of(wanted, &mut numbers), seen.cells_of(wanted, &mut numbers));
+    let blank = |cell: &u64| *cell as u32 == u32::from(' ');
+    let mut cuts = Vec::new();
+    let mut saved = 0;
+    for &row in &candidates {
+        let (Some(now), Some(then)) = (now.get(row), then.get(row)) else { continue };
+        if now.len() != then.len() {
+            continue;
+        }
+        let same = now.iter().rev().zip(then.iter().rev()).take_while(|(a, b)| a == b).count();
+        // The last character, the start of the text it ends, and the blanks before that.
+        let Some(last) = now.iter().rposition(|cell| !blank(cell)) else { continue };
+        let text = now[..last].iter().rposition(blank).map_or(0, |at| at + 1);
+        let Some(pad) = now[..text].iter().rposition(|cell| !blank(cell)).map(|at| at + 1) else {
+            continue;
+        };
+        if pad < now.len() - same {
+            continue;
+        }
+        let shown = frame.window(row, 0, pad as u16).len() + CUT_MARK.len_utf8();
+        let saves = frame.line(row).len().saturating_sub(shown);
+        if saves >= CUT_MIN_SAVED {
+            cuts.push((row as u16, pad as u16));
+            saved += saves;
+        }
+    }
+    let cut = |row: u16| cuts.iter().any(|&(at, _)| at == row);
+    let misread = rows
+        .iter()
+        .filter(|&&row| !cut(row) && !slides(row))
+        .any(|&row| frame.line(usize::from(row)).ends_with(CUT_MARK));
+    match saved > CUT_CLAUSE.len() && !misread {
+        true => cuts,
+        false => Vec::new(),
+    }
 }
 
 /// The most blanks put before the cursor's mark past the end of its row's text; a cursor
@@ -243,9 +321,15 @@ pub(super) fn slide_spans(
         .collect()
 }
 
+/// The most rows in a row inside a block that moved that may hold other than the rows they
+/// moved from (they are listed besides): a source window that scrolled, its highlight moved to
+/// another line (gdb's TUI at a `next` that scrolls it), is one block, not two halves.
+pub(super) const MOVE_GAP: usize = 2;
+
 /// The block of `seen`'s rows that is on `frame` again at another place and saves the most
-/// rows with text that would otherwise be sent (at least two), if any. The row the caller saw
-/// the cursor marked on is no part of a block (its copy holds the mark).
+/// rows with text that would otherwise be sent (at least two), if any; up to [`MOVE_GAP`]
+/// rows in a row inside it may hold something else. The row the caller saw the cursor marked
+/// on is no moved part of a block (its copy holds the mark).
 pub(super) fn find_move(frame: &Frame, seen: &Frame) -> Option<Moved> {
     let rows = frame.lines.len().min(seen.lines.len());
     if rows > MOVE_SEARCH_ROWS {
@@ -257,29 +341,42 @@ pub(super) fn find_move(frame: &Frame, seen: &Frame) -> Option<Moved> {
     for shift in 1..rows {
         for (from_start, to_start) in [(shift, 0), (0, shift)] {
             // Row `to_start + i` now holds what row `from_start + i` held: walk the runs.
-            let mut run_start = 0;
-            let mut saved = 0;
+            let moved_row = |i: usize| {
+                marked != Some(from_start + i) && frame.same_row(to_start + i, seen, from_start + i)
+            };
+            // Rows at the block's ends that are where they were, or blank, or not moved, are
+            // no part of it.
+            let still = |at: usize| {
+                frame.lines[to_start + at].is_empty()
+                    || frame.same_row(to_start + at, seen, to_start + at)
+                    || !moved_row(at)
+            };
+            // (first row, the row after the last moved one, rows saved)
+            let mut run: Option<(usize, usize, usize)> = None;
+            let mut gap = 0;
             for i in 0..=rows - shift {
-                let same = i < rows - shift
-                    && marked != Some(from_start + i)
-                    && frame.same_row(to_start + i, seen, from_start + i);
-                if same {
+                if i < rows - shift && moved_row(i) {
                     let text = !frame.lines[to_start + i].is_empty();
-                    saved += usize::from(text && !frame.same_row(to_start + i, seen, to_start + i));
+                    let saves =
+                        usize::from(text && !frame.same_row(to_start + i, seen, to_start + i));
+                    run = Some(match run {
+                        Some((first, _, saved)) => (first, i + 1, saved + saves),
+                        None => (i, i + 1, saves),
+                    });
+                    gap = 0;
                     continue;
                 }
+                gap += 1;
+                if gap <= MOVE_GAP && i < rows - shift {
+                    continue;
+                }
+                gap = 0;
+                let Some((mut first, mut end, saved)) = run.take() else { continue };
                 if saved >= 2 && best.is_none_or(|(most, _)| saved > most) {
-                    // Rows at the block's ends that are where they were, or blank, are no
-                    // part of the move.
-                    let still = |at: usize| {
-                        frame.lines[to_start + at].is_empty()
-                            || frame.same_row(to_start + at, seen, to_start + at)
-                    };
-                    let (mut first, mut end) = (run_start, i);
-                    while still(first) {
+                    while first < end && still(first) {
                         first += 1;
                     }
-                    while still(end - 1) {
+                    while end > first && still(end - 1) {
                         end -= 1;
                     }
                     let block = Moved {
@@ -289,8 +386,6 @@ pub(super) fn find_move(frame: &Frame, seen: &Frame) -> Option<Moved> {
                     };
                     best = Some((saved, block));
                 }
-                run_start = i + 1;
-                saved = 0;
             }
         }
     }
@@ -310,6 +405,9 @@ pub(crate) struct Changes {
     pub(crate) rows: Vec<u16>,
     /// The window title differs from that look's.
     pub(crate) title_changed: bool,
+    /// Listed rows shown only up to the blanks before their end, and the column each is cut
+    /// at: from there on the row is as on that look (see [`find_cuts`]).
+    pub(crate) cut: Vec<(u16, u16)>,
 }
 
 impl Changes {
@@ -321,6 +419,7 @@ impl Changes {
             None => 35,
         };
         let note = note + self.slid.map_or(0, |_| SLIDE_NOTE);
+        let note = note + if self.cut.is_empty() { 0 } else { CUT_CLAUSE.len() };
         let number = |row: u16| row.checked_ilog10().unwrap_or(0) as usize + 1;
         let rows: usize =
             self.rows.iter().map(|&row| number(row) + 4 + self.row_text(frame, row).len()).sum();
@@ -332,13 +431,19 @@ impl Changes {
         self.rows.iter().filter(|&&row| !self.slid.is_some_and(|slid| slid.holds(row))).count()
     }
 
-    /// What is shown of listed row `row`: the whole row, or the new columns of a row that
-    /// slid.
+    /// What is shown of listed row `row`: the whole row, the new columns of a row that
+    /// slid, or a row cut before its padding, [`CUT_MARK`] after it.
     pub(super) fn row_text<'f>(&self, frame: &'f Frame, row: u16) -> std::borrow::Cow<'f, str> {
-        match self.slid {
-            Some(slid) if slid.holds(row) => {
+        let cut = self.cut.iter().find(|&&(at, _)| at == row);
+        match (self.slid, cut) {
+            (Some(slid), _) if slid.holds(row) => {
                 let (from, to) = slid.new_columns();
                 frame.window(usize::from(row), from, to).into()
+            }
+            (_, Some(&(_, col))) => {
+                let mut shown = frame.window(usize::from(row), 0, col);
+                shown.push(CUT_MARK);
+                shown.into()
             }
             _ => frame.line(usize::from(row)).into(),
         }
@@ -352,6 +457,7 @@ impl Changes {
             moved: self.moved,
             slid: self.slid,
             title_changed: self.title_changed,
+            cut: !self.cut.is_empty(),
         }
     }
 }
@@ -471,6 +577,21 @@ pub(crate) fn rebuilds(base: &Frame, changes: &Changes, frame: &Frame) -> Result
                 let added = usize::from(new_from)..usize::from(new_to);
                 rebuilt.cells[added.clone()].clone_from_slice(&new.cells);
                 rebuilt.marked[added].copy_from_slice(&new.marked);
+                rebuilt.end_marks();
+                rebuilt
+            }
+            // A row cut before its padding: as shown up to the cut, the seen row after it.
+            _ if !changes.cut.is_empty() && content.ends_with(CUT_MARK) => {
+                let shown = &content[..content.len() - CUT_MARK.len_utf8()];
+                let col = shown
+                    .chars()
+                    .filter(|&c| c != OPEN && c != CLOSE && c != CURSOR_MARK)
+                    .map(|c| usize::from(char_cells(c)))
+                    .sum::<usize>()
+                    .min(cols);
+                let mut rebuilt = ReadRow::parse(shown, cols);
+                rebuilt.cells[col..].clone_from_slice(&seen[row].cells[col..]);
+                rebuilt.marked[col..].copy_from_slice(&seen[row].marked[col..]);
                 rebuilt.end_marks();
                 rebuilt
             }

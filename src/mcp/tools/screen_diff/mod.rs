@@ -16,7 +16,7 @@ use std::hash::{Hash, Hasher};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 
-use crate::term::screen::model::{CURSOR_MARK, Changed};
+use crate::term::screen::model::{CURSOR_MARK, CUT_CLAUSE, CUT_MARK, Changed};
 pub(crate) use crate::term::screen::model::{Moved, Slid};
 use crate::term::screen::style::StyleRun;
 use crate::term::screen::{byte_at_cell, cell_col, char_cells};
@@ -252,11 +252,20 @@ impl Frame {
     /// mark's label in the high half (0: not marked; else a number from `numbers`); every row
     /// `cols` long.
     fn cells(&self, numbers: &mut CellNumbers) -> Vec<Vec<u64>> {
+        self.cells_of(|_| true, numbers)
+    }
+
+    /// [`Self::cells`] of the rows `wanted` (the others empty).
+    fn cells_of(&self, wanted: impl Fn(usize) -> bool, numbers: &mut CellNumbers) -> Vec<Vec<u64>> {
         let cols = usize::from(self.cols);
         let mut rows: Vec<Vec<u64>> = self
             .texts
             .iter()
-            .map(|text| {
+            .enumerate()
+            .map(|(row, text)| {
+                if !wanted(row) {
+                    return Vec::new();
+                }
                 let mut cells: Vec<u64> = Vec::with_capacity(cols);
                 // The last cell with a character, and that character with its marks.
                 let mut open: Option<(usize, String)> = None;

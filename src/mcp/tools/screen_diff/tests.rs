@@ -308,6 +308,7 @@ fn rows(rows: &[u16]) -> Shape {
         slid: None,
         rows: rows.to_vec(),
         title_changed: false,
+        cut: Vec::new(),
     })
 }
 
@@ -367,7 +368,8 @@ fn a_block_of_rows_that_moved_is_said_once() {
             moved,
             slid: None,
             rows: vec![5, 6, 7, 8],
-            title_changed: false
+            title_changed: false,
+            cut: Vec::new()
         })
     );
     assert_eq!(scrolled.text(&shape), "5│note 9\n6│note 10\n7│note 11\n8│▌");
@@ -378,7 +380,14 @@ fn a_block_of_rows_that_moved_is_said_once() {
     let moved = Some(Moved { from: 1, to: 2, count: 3 });
     assert_eq!(
         seen.shape(id, &frame(&inserted, (5, 0)), false),
-        Shape::Changes(Changes { look: 1, moved, slid: None, rows: vec![1], title_changed: false })
+        Shape::Changes(Changes {
+            look: 1,
+            moved,
+            slid: None,
+            rows: vec![1],
+            title_changed: false,
+            cut: Vec::new()
+        })
     );
     // Changes longer than the whole screen: the whole screen.
     let short = |lines: &[&str]| Frame::new(&screen(lines, (5, 0)), &[], Styles::Meaningful);
@@ -396,11 +405,14 @@ fn a_block_of_rows_that_moved_is_said_once() {
         lines.push("");
         Frame::new(&screen(&lines, (row, 18)), &[], Styles::Meaningful)
     };
-    // Seen rows 3 to 7 moved up three, but row 5 (the mark) splits them: 3 and 4 are the
-    // block (the first of two as long).
+    // Seen rows 3 to 7 moved up three, but row 5 (the mark) is no moved part of them: the
+    // block spans it, and the row it went to is listed.
     let (before, after) = (marked_at(5, rows(0)), marked_at(5, rows(3)));
     assert!(before.cursor_marked());
-    assert_eq!(find_move(&after, &before), Some(Moved { from: 3, to: 0, count: 2 }));
+    assert_eq!(find_move(&after, &before), Some(Moved { from: 3, to: 0, count: 5 }));
+    let changes = changes_since(&after, &before, 1);
+    assert!(changes.rows.contains(&2), "{changes:?}");
+    assert_eq!(rebuilds(&before, &changes, &after), Ok(()));
     // The cursor stays on row 1, which the block reaches: row 1 is sent, with the mark.
     let (before, after) = (marked_at(1, rows(0)), marked_at(1, rows(3)));
     let changes = changes_since(&after, &before, 1);
@@ -452,7 +464,8 @@ fn rows_that_slid_sideways_are_sent_as_their_new_columns() {
             moved: None,
             slid,
             rows: vec![1, 2, 3, 4, 5],
-            title_changed: false
+            title_changed: false,
+            cut: Vec::new()
         })
     );
     assert_eq!(menu.text(&shape), "1│⟦Sort by⟧\n2│PID\n3│USER\n4│CPU%\n5│Command");
@@ -879,7 +892,14 @@ fn a_screen_seen_before_the_last_one_can_be_the_base() {
     seen.remember(id, Some(menu.clone()));
     // The menu closed, one process gone: one row since the previous different screen.
     let back = frame(&["PID", "1 init", "2 bash", "3 vim", "", "Quit"], (5, 0));
-    let changes = Changes { look: 2, moved: None, slid: None, rows: vec![4], title_changed: false };
+    let changes = Changes {
+        look: 2,
+        moved: None,
+        slid: None,
+        rows: vec![4],
+        title_changed: false,
+        cut: Vec::new(),
+    };
     assert_eq!(seen.shape(id, &back, false), Shape::Changes(changes));
     // Only two looks are kept.
     seen.remember(id, Some(back.clone()));
@@ -1086,8 +1106,15 @@ fn wide_dialog(left: u16) {
     assert!(text.contains("│      ⟦US⟧") && text.contains("│      None "), "{text}");
     let seen = SeenScreens::default();
     let id = SessionId(1);
-    seen.remember(id, Some(none));
-    assert_eq!(seen.shape(id, &us, false), rows(&[7, 11]));
+    seen.remember(id, Some(none.clone()));
+    // (Each row up to its text: its padding, the dialog's border and shadow as then.)
+    let Shape::Changes(changes) = seen.shape(id, &us, false) else { panic!("whole") };
+    assert_eq!(changes.rows, [7, 11]);
+    assert_eq!(changes.cut.iter().map(|&(row, _)| row).collect::<Vec<_>>(), [7, 11]);
+    assert_eq!(rebuilds(&none, &changes, &us), Ok(()));
+    let text = us.text(&Shape::Changes(changes));
+    let pad = " ".repeat(usize::from(left));
+    assert_eq!(text, format!("7│{pad}│      ⟦US⟧…\n11│{pad}│      None…"));
     let cancel = dialog(3, false);
     assert!(shown(&cancel).contains("<  OK  >      ⟦<Cancel>⟧"), "{}", shown(&cancel));
 }
@@ -1274,4 +1301,58 @@ fn an_entry_from_the_first_column_with_the_cursor_after_it_is_taken_for_a_prompt
     let runs = [run(4, 0, 6, "default", "default", &["inverse"])];
     let shown = Frame::new(&menu, &runs, Styles::Meaningful).text(&Shape::Whole);
     assert!(shown.ends_with("\nCherry▌"), "{shown}");
+}
+
+/// A box 40 columns wide of eight source lines from line `first`, the line `at` highlighted
+/// and marked `>`, and below it `last`.
+fn source_box(first: usize, at: usize, last: &str) -> Frame {
+    let boxed = |n: usize| {
+        let mark = if n == at { '>' } else { ' ' };
+        format!("│{mark}{n:>3}  x = {n};{}│", " ".repeat(26))
+    };
+    let mut lines = vec![format!("┌{}┐", "─".repeat(38))];
+    lines.extend((first..first + 8).map(boxed));
+    lines.push(format!("└{}┘", "─".repeat(38)));
+    lines.push(last.to_owned());
+    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+    let mut screen = screen(&lines, (10, 0));
+    screen.cols = 40;
+    screen.cursor.visible = false;
+    let highlight = [run((at + 1 - first) as u16, 7, 6, "black", "cyan", &[])];
+    Frame::new(&screen, &highlight, Styles::Meaningful)
+}
+
+/// gdb's TUI moving its highlight to the next source line: the two rows it changed are sent
+/// up to their text, `…` for the padding and border they kept, and are rebuilt exactly.
+#[test]
+fn rows_whose_padding_and_border_are_as_then_are_cut_before_them() {
+    let (before, after) = (source_box(1, 3, "(gdb) next"), source_box(1, 4, "(gdb) next"));
+    let seen = SeenScreens::default();
+    let id = SessionId(1);
+    seen.remember(id, Some(before.clone()));
+    let Shape::Changes(changes) = seen.shape(id, &after, false) else { panic!("whole") };
+    assert_eq!(changes.rows, [3, 4]);
+    assert_eq!(changes.cut, [(3, 13), (4, 13)]);
+    assert!(changes.changed().cut);
+    let text = after.text(&Shape::Changes(changes.clone()));
+    assert_eq!(text, "3││   3  x = 3;…\n4││>  4  ⟦x = 4;⟧…");
+    assert_eq!(rebuilds(&before, &changes, &after), Ok(()));
+    // A row listed whole that ends in the mark itself would read as cut: none is.
+    let (before, after) = (source_box(1, 3, "(gdb) next"), source_box(1, 4, "(gdb) wait…"));
+    let changes = changes_since(&after, &before, 1);
+    assert_eq!(changes.rows, [3, 4, 10]);
+    assert!(changes.cut.is_empty());
+    assert_eq!(rebuilds(&before, &changes, &after), Ok(()));
+}
+
+/// gdb's TUI scrolling its source window two lines as `next` moves the highlight: the rows
+/// moved up are one block, though the highlighted line's row is not as it was (it is listed),
+/// not two blocks too short to say, all sent again (a whole screen, 1,982 bytes).
+#[test]
+fn a_block_that_moved_may_hold_a_row_that_changed() {
+    let (before, after) = (source_box(1, 4, "(gdb) next"), source_box(3, 5, "(gdb) next"));
+    let changes = changes_since(&after, &before, 1);
+    assert_eq!(changes.moved, Some(Moved { from: 3, to: 1, count: 6 }));
+    assert_eq!(changes.rows, [2, 3, 7, 8]);
+    assert_eq!(rebuilds(&before, &changes, &after), Ok(()));
 }
