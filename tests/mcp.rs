@@ -4237,6 +4237,51 @@ fn new_text_between_the_same_borders_is_sent_as_whole_rows_not_a_slide() {
     client.finish();
 }
 
+/// gdb's TUI (helper 402's user study): a `next` moves the source window's highlight to the
+/// next line, and the two rows it changed were sent whole, 50 blanks before the window's right
+/// border each (160-900 bytes a step against 45-190 for plain gdb): they are sent up to their
+/// text, `…` standing for the rest as the caller saw it. `tui disable` then gave `(gdb) `
+/// alone, as though the TUI's windows were still shown: the screen gdb drew instead is shown
+/// whole.
+#[test]
+fn gdbs_tui_rows_are_sent_without_their_padding_and_its_end_shows_the_screen() {
+    if !require("gdb") || !require("gcc") {
+        return;
+    }
+    let dir = temp_dir("tui.c");
+    let source = "#include <stdio.h>\n\nint main(void) {\n    int total = 0;\n\
+         for (int i = 0; i < 3; i++) {\n        total += i;\n    }\n\
+         printf(\"total=%d\\n\", total);\n    return 0;\n}\n";
+    assert!(common::build_c(&dir, "tui", source, &["-g", "-O0"]));
+    let program = dir.join("tui");
+    let mut client = Client::initialized("2025-11-25");
+    let gdb = json!({"argv": ["gdb", "-nx", "-q", "-tui", program.to_str().unwrap()],
+                     "env": {"DEBUGINFOD_URLS": ""}, "input_wait": true, "cols": 80, "rows": 24});
+    let id = client.tool("terminal_start", gdb)["session_id"].clone();
+    let send = |client: &mut Client, line: &str| {
+        let sent = client.call(
+            "terminal_send",
+            json!({"session_id": id, "text": line, "submit": true, "timeout_ms": 20000}),
+        );
+        text(&sent)
+    };
+    send(&mut client, "break main");
+    let stopped = send(&mut client, "run");
+    assert!(stopped.contains("Breakpoint 1, main"), "{stopped}");
+    let next = send(&mut client, "next");
+    assert!(
+        next.contains("rows changed") && next.contains("a row ending in … goes on as then"),
+        "{next}"
+    );
+    let row = next.lines().find(|line| line.contains("for (int i = 0; i < 3; i++) {"));
+    assert!(row.is_some_and(|row| row.ends_with("{⟧…")), "{next}");
+    assert!(!next.lines().any(|line| line.ends_with("        │")), "rows padded: {next}");
+    let disabled = send(&mut client, "tui disable");
+    assert!(disabled.contains("--- screen 80x24 ---\n(gdb) ▌"), "{disabled}");
+    client.tool("terminal_close", json!({"session_id": id}));
+    client.finish();
+}
+
 /// A screen's title is named with the whole screen, and with its changes only when it changed
 /// since the screen they are counted from: a title a program set once (or left behind when it
 /// exited, as mc's) is not repeated in every look.

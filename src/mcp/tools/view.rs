@@ -668,6 +668,21 @@ pub(crate) fn show(
     {
         skip_shown_rows(&mut new, &rows);
     }
+    // The program whose alternate screen the caller was shown last left it and reads keys
+    // again (gdb's `tui disable`), everything read now on the primary screen it drew: the
+    // screen is shown whole, as a look at it, not the lines alone (`(gdb) ` alone did not say
+    // that the full screen was gone, nor what the screen held).
+    let left_full_screen = args.view == View::New
+        && !gone
+        && new.omitted == 0
+        && new.status.activity == crate::Activity::WaitingForInput
+        && new.status.foreground.as_ref().is_some_and(|program| {
+            call.caller.seen.alternate_owner(session.id()) == Some(program.pid)
+        })
+        && snapshot
+            .as_ref()
+            .is_some_and(|s| !s.alternate && not_on_screen(&new, s, false).is_none());
+    let view = if left_full_screen { View::Screen } else { args.view };
     // The blank rows of the primary screen a full-screen program the caller was shown last
     // moved the cursor past on its way out (to the last row, then a line break: cfdisk's
     // ncurses) are no output: ten blank lines were read after `q`, before the shell's prompt.
@@ -691,6 +706,11 @@ pub(crate) fn show(
         Some(screen) if curses(screen) && !gone => {
             let (new, unshown, all_read) = read_with_screen(new, screen);
             (new, unshown, all_read, None)
+        }
+        Some(screen) if left_full_screen => {
+            let prompt = prompt_of(&new);
+            let (new, unshown, all_read) = read_with_screen(new, screen);
+            (new, unshown, all_read, prompt)
         }
         Some(screen) if args.view == View::Screen && !screen.alternate && !gone => {
             let read =
@@ -764,15 +784,13 @@ pub(crate) fn show(
     });
     let id = session.id();
     let shows_screen = |s: &Screen| {
-        args.view == View::Screen
+        view == View::Screen
             || s.alternate
             || curses(s)
             || (timed_out && !output_shows(&new.text, s))
     };
-    let below = snapshot
-        .as_ref()
-        .filter(|s| args.view == View::New && !gone && !s.alternate)
-        .and_then(|s| {
+    let below =
+        snapshot.as_ref().filter(|s| view == View::New && !gone && !s.alternate).and_then(|s| {
             let frame = || Frame::new(s, &runs, args.styles);
             let running =
                 matches!(new.status.activity, crate::Activity::Running | crate::Activity::Quiet);
@@ -783,8 +801,11 @@ pub(crate) fn show(
         });
     let screen = snapshot.filter(|s| shows_screen(s));
     let seen = &call.caller.seen;
+    // (Who drew it: see `left_full_screen`.)
+    let owner = new.status.foreground.as_ref().map(|program| program.pid);
     let screen = screen.map(|s| {
-        let frame = Frame::new(&s, &runs, args.styles);
+        let mut frame = Frame::new(&s, &runs, args.styles);
+        frame.owner = owner;
         let shape = seen.shape(id, &frame, args.whole);
         (s, frame, shape)
     });
@@ -801,13 +822,13 @@ pub(crate) fn show(
         recording,
     };
     let (mut output, mut screen_whole) =
-        layout(&reading, args.view, Budget::new(call, args.max_bytes), wait, started);
+        layout(&reading, view, Budget::new(call, args.max_bytes), wait, started);
     // A screen cut by the budget does not show the lines the look read at its end: all are
     // named.
     if !screen_whole && reading.unshown != all_read {
         reading.unshown = all_read;
         (output, screen_whole) =
-            layout(&reading, args.view, Budget::new(call, args.max_bytes), wait, started);
+            layout(&reading, view, Budget::new(call, args.max_bytes), wait, started);
     }
     if let Some((_, frame, _)) = reading.screen.filter(|_| !gone) {
         seen.remember(id, screen_whole.then_some(frame));

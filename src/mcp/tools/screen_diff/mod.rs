@@ -88,6 +88,9 @@ pub(crate) struct Frame {
     /// The caller has read the output that came after it (see
     /// [`SeenScreens::read_past`](seen::SeenScreens::read_past)).
     read_past: bool,
+    /// The terminal's foreground process group when the caller was shown it (see
+    /// [`SeenScreens::alternate_owner`]).
+    pub(crate) owner: Option<i32>,
 }
 
 impl Frame {
@@ -152,6 +155,7 @@ impl Frame {
             title: screen.title.clone(),
             painted: painted_by_curses(screen, runs_given),
             read_past: false,
+            owner: None,
         }
     }
 

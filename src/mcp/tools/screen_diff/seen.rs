@@ -266,6 +266,15 @@ impl SeenScreens {
             .is_some_and(|last| last.alternate && !last.read_past)
     }
 
+    /// The foreground process group that had the alternate screen of session `id` the caller
+    /// was last shown, when that was the alternate one and nothing that came after it was read
+    /// yet ([`Self::last_alternate`]).
+    pub(crate) fn alternate_owner(&self, id: SessionId) -> Option<i32> {
+        let seen = self.lock();
+        let last = seen.sessions.get(&id).and_then(|(looks, _)| looks.back())?;
+        (last.alternate && !last.read_past).then_some(last.owner).flatten()
+    }
+
     /// Notes that the caller read output that came after the screen of session `id` it was
     /// last shown.
     pub(crate) fn read_past(&self, id: SessionId) {
