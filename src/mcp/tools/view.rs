@@ -669,9 +669,10 @@ pub(crate) fn show(
         skip_shown_rows(&mut new, &rows);
     }
     // The program whose alternate screen the caller was shown last left it and reads keys
-    // again (gdb's `tui disable`), everything read now on the primary screen it drew: the
-    // screen is shown whole, as a look at it, not the lines alone (`(gdb) ` alone did not say
-    // that the full screen was gone, nor what the screen held).
+    // again (gdb's `tui disable`), the primary screen it drew holding what was read now and
+    // nothing else: the screen is shown whole, as a look at it, not the lines alone (`(gdb) `
+    // alone did not say that the full screen was gone, nor what the screen held). (A screen
+    // with rows from before, vim's at `:!ls`, is not: the lines are what is new.)
     let left_full_screen = args.view == View::New
         && !gone
         && new.omitted == 0
@@ -679,9 +680,12 @@ pub(crate) fn show(
         && new.status.foreground.as_ref().is_some_and(|program| {
             call.caller.seen.alternate_owner(session.id()) == Some(program.pid)
         })
-        && snapshot
-            .as_ref()
-            .is_some_and(|s| !s.alternate && not_on_screen(&new, s, false).is_none());
+        && snapshot.as_ref().is_some_and(|s| {
+            let read =
+                |row: &String| new.text.lines().any(|line| line.trim_end() == row.trim_end());
+            let only_read = s.lines.iter().filter(|row| !row.trim().is_empty()).all(read);
+            !s.alternate && only_read && not_on_screen(&new, s, false).is_none()
+        });
     let view = if left_full_screen { View::Screen } else { args.view };
     // The blank rows of the primary screen a full-screen program the caller was shown last
     // moved the cursor past on its way out (to the last row, then a line break: cfdisk's
