@@ -4282,6 +4282,47 @@ fn gdbs_tui_rows_are_sent_without_their_padding_and_its_end_shows_the_screen() {
     client.finish();
 }
 
+/// A program that leaves its full screen and reads keys again is shown the primary screen it
+/// drew when that holds only what was read (`alone> `): the lines alone did not say that the
+/// full screen was gone. A primary screen with rows from before (`from before`, as vim's at
+/// `:!ls`) is read as lines, as before.
+#[test]
+fn leaving_the_full_screen_shows_the_screen_only_when_it_holds_nothing_from_before() {
+    if !require("python3") {
+        return;
+    }
+    let script = temp_file(
+        "leaves.py",
+        "import sys, termios, tty\n\
+         def key():\n\
+         \x20   fd = sys.stdin.fileno(); old = termios.tcgetattr(fd); tty.setraw(fd)\n\
+         \x20   try: sys.stdin.read(1)\n\
+         \x20   finally: termios.tcsetattr(fd, termios.TCSADRAIN, old)\n\
+         def out(text): sys.stdout.write(text); sys.stdout.flush()\n\
+         out('\\x1b[?1049h\\x1b[H\\x1b[2Jfull screen'); key()\n\
+         out('\\x1b[?1049l\\x1b[H\\x1b[2Jalone> '); key()\n\
+         out('from before\\r\\n\\x1b[?1049h\\x1b[H\\x1b[2Jfull again'); key()\n\
+         out('\\x1b[?1049lback> '); key()\n",
+    );
+    let mut client = Client::initialized("2025-11-25");
+    let argv = json!(["python3", script.to_str().unwrap()]);
+    let started =
+        client.call("terminal_start", json!({"argv": argv, "for_screen_text": "full screen"}));
+    let id = started["structuredContent"]["session_id"].clone();
+    let key = |client: &mut Client| {
+        let sent = client.call("terminal_send", json!({"session_id": id, "keys": "x"}));
+        text(&sent)
+    };
+    let alone = key(&mut client);
+    assert!(alone.contains("--- screen 120x32 ---\nalone> ▌"), "{alone}");
+    let again = key(&mut client);
+    assert!(again.contains("full again"), "{again}");
+    let back = key(&mut client);
+    assert!(back.contains("back>") && !back.contains("--- screen"), "{back}");
+    client.tool("terminal_close", json!({"session_id": id}));
+    client.finish();
+}
+
 /// A screen's title is named with the whole screen, and with its changes only when it changed
 /// since the screen they are counted from: a title a program set once (or left behind when it
 /// exited, as mc's) is not repeated in every look.
