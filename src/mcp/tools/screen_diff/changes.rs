@@ -71,14 +71,13 @@ pub(super) fn changes_since(frame: &Frame, seen: &Frame, look: u8) -> Changes {
 const CUT_MIN_SAVED: usize = 16;
 
 /// The listed rows of `frame` (`rows`, but those to be shown `whole` and those that `slid`)
-/// to show only up to the
-/// blanks before their end, with the column they are cut at: a row whose last run of blanks
-/// with text after it starts after a character, and whose cells from there on (the blanks,
-/// what follows them, marks included) are those of the same row on `seen`, when that saves
-/// [`CUT_MIN_SAVED`] bytes or more (a box's right border and the padding before it: a source
-/// line in gdb's TUI gaining or losing its highlight, 50 bytes of blanks). None unless the cuts
-/// save more than the header's [`CUT_CLAUSE`], nor when a row listed otherwise ends in
-/// [`CUT_MARK`] (it would read as cut).
+/// to show only up to the blanks before their end, with the column they are cut at: a row
+/// whose last run of blanks with text after it starts after a character, and whose cells from
+/// there on (the blanks, what follows them, marks included) are those of the same row on
+/// `seen`, when that saves [`CUT_MIN_SAVED`] bytes or more (a box's right border and the
+/// padding before it: a source line in gdb's TUI gaining or losing its highlight, 50 bytes of
+/// blanks). None unless the cuts save more than the header's [`CUT_CLAUSE`], nor when a row
+/// listed otherwise ends in [`CUT_MARK`] (it would read as cut).
 pub(super) fn find_cuts(
     frame: &Frame,
     seen: &Frame,
