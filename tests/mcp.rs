@@ -4258,17 +4258,19 @@ fn gdbs_tui_rows_are_sent_without_their_padding_and_its_end_shows_the_screen() {
     let gdb = json!({"argv": ["gdb", "-nx", "-q", "-tui", program.to_str().unwrap()],
                      "env": {"DEBUGINFOD_URLS": ""}, "input_wait": true, "cols": 80, "rows": 24});
     let id = client.tool("terminal_start", gdb)["session_id"].clone();
-    let send = |client: &mut Client, line: &str| {
-        let sent = client.call(
+    let call = |client: &mut Client, line: &str| {
+        client.call(
             "terminal_send",
             json!({"session_id": id, "text": line, "submit": true, "timeout_ms": 20000}),
-        );
-        text(&sent)
+        )
     };
+    let send = |client: &mut Client, line: &str| text(&call(client, line));
     send(&mut client, "break main");
     let stopped = send(&mut client, "run");
     assert!(stopped.contains("Breakpoint 1, main"), "{stopped}");
-    let next = send(&mut client, "next");
+    let stepped = call(&mut client, "next");
+    assert_eq!(stepped["structuredContent"]["screen"]["rows_cut"], true, "{stepped}");
+    let next = text(&stepped);
     assert!(
         next.contains("rows changed") && next.contains("a row ending in … goes on as then"),
         "{next}"

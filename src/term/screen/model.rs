@@ -122,7 +122,7 @@ pub(crate) fn model_view(
     (title, text): (&str, &str),
     (omitted, see_more): (usize, &str),
 ) -> (Value, String) {
-    let json = json!({
+    let mut json = json!({
         "cols": screen.cols,
         "rows": screen.rows,
         "alternate": screen.alternate,
@@ -140,9 +140,12 @@ pub(crate) fn model_view(
             "first": s.first, "count": s.count, "columns": s.by,
             "from_col": s.from_col, "to_col": s.to_col, "rows_down": s.down,
         })),
-        "rows_cut": changed.map(|c| c.cut),
         "omitted_bytes": omitted,
     });
+    // Listed rows cut (only then: every other screen's JSON stays as it was).
+    if changed.is_some_and(|c| c.cut) {
+        json["rows_cut"] = Value::Bool(true);
+    }
     // A cursor marked in the text goes without saying.
     let cursor = match (screen.cursor.visible, cursor) {
         (_, CursorShown::Marked | CursorShown::Unowned) => String::new(),
