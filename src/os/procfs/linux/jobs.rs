@@ -244,6 +244,7 @@ mod tests {
             hidden_below_line: false,
             drawn_since_input: false,
             full_screen: false,
+            frame_group: None,
             since_input: None,
             input_at: Some(input_at),
             relay_clock: false,
