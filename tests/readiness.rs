@@ -3438,6 +3438,73 @@ fn a_monitor_that_erases_its_screen_without_moving_home_settles_at_its_first_fra
     }
 }
 
+/// A Python monitor sleeps until its next frame (`time.sleep` is `clock_nanosleep` with
+/// `TIMER_ABSTIME`, a deadline, where C's `sleep` gives a length): drawn on the alternate
+/// screen, by hand after `tput smcup` or by curses, it settles at its first frame as C's does.
+/// Such a sleep was never taken for a monitor's between two frames, and each call waited out
+/// the 10 s tick: `still busy after 10.0 s`.
+#[test]
+fn a_python_monitor_sleeping_until_its_next_frame_settles_at_its_first_frame() {
+    if !require("bash") || !require("tput") || !require("python3") {
+        return;
+    }
+    let toolbox = termloom::tools::Toolbox::new(engine());
+    let start = serde_json::json!({ "argv": ["bash", "--norc", "--noprofile"],
+                                    "env": { "TERM": "xterm-256color" }, "input_wait": true });
+    let dir = TestDir::new("python-monitor");
+    let by_hand = dir.join("by_hand.py");
+    std::fs::write(
+        &by_hand,
+        "import sys, time\nn = 0\nwhile True:\n    \
+         sys.stdout.write('\\033[2J\\033[3;1Hframe %d' % n); n += 1\n    \
+         sys.stdout.flush(); time.sleep(10)\n",
+    )
+    .unwrap();
+    let curses = dir.join("monitor_in_curses.py");
+    std::fs::write(
+        &curses,
+        "import curses, time\ndef main(s):\n    n = 0\n    while True:\n        \
+         s.addstr(2, 0, 'frame %d' % n); n += 1; s.refresh(); time.sleep(10)\n\
+         curses.wrapper(main)\n",
+    )
+    .unwrap();
+    let (by_hand, curses) = (by_hand.display(), curses.display());
+    for command in [format!("tput smcup; python3 {by_hand}"), format!("python3 {curses}")] {
+        let started = toolbox.call("terminal_start", &start);
+        let id = started.structured.as_ref().unwrap()["session_id"].clone();
+        let began = Instant::now();
+        let arguments = serde_json::json!({ "session_id": id, "text": command, "submit": true });
+        let said = toolbox.call("terminal_send", &arguments).text;
+        let took = began.elapsed();
+        assert!(said.contains("redrawing on a timer"), "{command}: {said}");
+        assert!(said.contains("frame 0"), "{command}: {said}");
+        assert!(took < Duration::from_millis(5000), "{command} after {took:?}: {said}");
+        toolbox.call("terminal_close", &serde_json::json!({ "session_id": id }));
+    }
+}
+
+/// A Python program on the primary screen that prints a line and sleeps (until a point in
+/// time) before it asks for input is working, not a monitor between two frames: the call
+/// waits for its question.
+#[test]
+fn a_python_program_sleeping_before_its_question_on_the_primary_screen_is_no_monitor() {
+    if !require("bash") || !require("python3") {
+        return;
+    }
+    let toolbox = termloom::tools::Toolbox::new(engine());
+    let start = serde_json::json!({ "argv": ["bash", "--norc", "--noprofile"],
+                                    "env": { "TERM": "xterm-256color" }, "input_wait": true });
+    let started = toolbox.call("terminal_start", &start);
+    let id = started.structured.as_ref().unwrap()["session_id"].clone();
+    let command = "python3 -c 'import sys, time; print(\"working\"); sys.stdout.flush(); \
+                   time.sleep(3); input(\"name? \")'";
+    let arguments = serde_json::json!({ "session_id": id, "text": command, "submit": true });
+    let said = toolbox.call("terminal_send", &arguments).text;
+    assert!(said.contains("name? "), "{said}");
+    assert!(!said.contains("redrawing on a timer"), "{said}");
+    toolbox.call("terminal_close", &serde_json::json!({ "session_id": id }));
+}
+
 /// Submits `command`, which starts `watch -n 10 date`, to session `id`: the call settles at
 /// watch's first frame, redrawing on a timer, long before its 10 s tick.
 fn settles_at_its_first_frame(

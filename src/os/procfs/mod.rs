@@ -989,11 +989,16 @@ struct ThreadObs {
     long_sleep: Option<std::time::Duration>,
 }
 
-/// A sleep of a known length a thread is in, when it says the program only ticks.
+/// A sleep a thread is in, when it says the program only ticks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 struct SleepTick {
+    /// The sleep's length, or, for a sleep until a point in time (`until`), what is left of
+    /// it.
     timer: std::time::Duration,
+    /// The sleep is one until a point in time (Python's `time.sleep`, `clock_nanosleep` with
+    /// `TIMER_ABSTIME`), whose length is not known: only `drawn` can say it.
+    until: bool,
     /// The terminal has been quiet for longer than [`IDLE_TICKS`] such sleeps, the thread seen
     /// going back to it, or [`FOLLOWED_SLEEPS`] otherwise: the program ticks with nothing to
     /// print.
@@ -1006,6 +1011,9 @@ struct SleepTick {
     /// drawn on since its last input (see [`TerminalSeen`]): a process alone in its group so
     /// asleep that has written has drawn its frame and sleeps till the next (`watch -n 10`),
     /// seen once (a shell's `sleep 3`, alone in its job in a tmux pane, has written nothing).
+    /// A sleep until a point in time that far off from the terminal's last output, what is
+    /// left of it and its quiet together, is one too: the program writes nothing before then,
+    /// so its frames are that far apart (a Python monitor's `time.sleep(10)`).
     drawn: bool,
 }
 

@@ -500,7 +500,10 @@ pub(super) fn group_wait(
                 })
             {
                 let ms = again.timer.as_millis();
-                repeating = Some(format!("{} redraws on a {ms} ms timer", who()));
+                repeating = Some(match again.until {
+                    true => format!("{} redraws on a timer, {ms} ms to its next frame", who()),
+                    false => format!("{} redraws on a {ms} ms timer", who()),
+                });
             }
             // (The soonest to end of them, as what may come first.)
             if let Some(timer) = threads.iter().filter_map(|t| t.long_sleep).min()

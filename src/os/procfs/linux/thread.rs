@@ -578,7 +578,10 @@ pub(super) fn clock_due(
 /// `sleep` each time: `while sleep 1; do :; done`); or one of
 /// [`SHORTEST_TICK`](procfs::SHORTEST_TICK) to [`CLOCK_HORIZON`] that `probe.timers` saw the
 /// thread go back to (`watch`'s 2 s), or that a full-screen program drawn since the last
-/// input sleeps (`watch -n 10` between two frames, seen once).
+/// input sleeps (`watch -n 10` between two frames, seen once). A sleep until a point in time
+/// within [`CLOCK_HORIZON`] is a tick only so, drawn, its frames as far apart as the sleep's
+/// deadline is from the terminal's last output (see [`SleepTick::drawn`]): its length is not
+/// known, and whether its thread goes back to it is [`clock_due`]'s to find.
 pub(super) fn sleep_tick(
     base: &str,
     tid: i32,
@@ -586,8 +589,15 @@ pub(super) fn sleep_tick(
     probe: Probe<'_>,
 ) -> Option<SleepTick> {
     let (timer, until) = sleep?;
-    if until || timer > CLOCK_HORIZON {
+    if timer > CLOCK_HORIZON {
         return None;
+    }
+    // (Python's `time.sleep(10)` in a monitor's loop sleeps until its next frame: it read as
+    // busy until then, where C's `sleep(10)` settled at the first frame.)
+    let drawn = |apart: std::time::Duration| apart >= procfs::SHORTEST_TICK && frame_drawn(probe);
+    if until {
+        let drawn = drawn(timer.saturating_add(probe.quiet));
+        return drawn.then_some(SleepTick { timer, until, idle: false, repeated: false, drawn });
     }
     let short = timer <= procfs::SHORT_TIMER;
     // (A tick found before the last input is carried across it once the program drew
@@ -605,11 +615,15 @@ pub(super) fn sleep_tick(
     // (A spinner's frame, or a loop's look at a file every few milliseconds, is no
     // redraw of what a program shows.)
     let repeated = timer >= procfs::SHORTEST_TICK && again;
-    let drawn = timer >= procfs::SHORTEST_TICK
-        && probe.full_screen
-        && !probe.hosted
-        && probe.drawn_since_input;
-    (idle || repeated || drawn).then_some(SleepTick { timer, idle, repeated, drawn })
+    let drawn = drawn(timer);
+    (idle || repeated || drawn).then_some(SleepTick { timer, until, idle, repeated, drawn })
+}
+
+/// Whether the terminal `probe` looks at shows a full-screen program drawn on since its last
+/// input, on the session's own terminal (not one a member hosts): a sleep there may be a
+/// monitor's between two of its frames (see [`SleepTick::drawn`]).
+fn frame_drawn(probe: Probe<'_>) -> bool {
+    probe.full_screen && !probe.hosted && probe.drawn_since_input
 }
 
 /// Whether the input since the last one never reached thread `tid`, on a terminal a member
