@@ -115,7 +115,15 @@ pub(super) fn find_cuts(
         if pad < now.len() - same {
             continue;
         }
-        let shown = frame.window(row, 0, pad as u16).len() + CUT_MARK.len_utf8();
+        // Only where no marked run goes on across the cut, on either screen (an inverse
+        // character, then blanks on a background: `⟦⟦X⟧      ⟧`): the shown part would close
+        // the run the seen row's rest opens again, a row not read the way it was drawn.
+        let shown = frame.window(row, 0, pad as u16);
+        let rest = seen.window(row, pad as u16, seen.cols);
+        if !frame.line(row).starts_with(&shown) || !seen.line(row).ends_with(&rest) {
+            continue;
+        }
+        let shown = shown.len() + CUT_MARK.len_utf8();
         let saves = frame.line(row).len().saturating_sub(shown);
         if saves >= CUT_MIN_SAVED {
             cuts.push((row as u16, pad as u16));
@@ -123,10 +131,11 @@ pub(super) fn find_cuts(
         }
     }
     let cut = |row: u16| cuts.iter().any(|&(at, _)| at == row);
-    let misread = rows
-        .iter()
-        .filter(|&&row| !cut(row) && !slides(row))
-        .any(|&row| frame.line(usize::from(row)).ends_with(CUT_MARK));
+    // (A row that slid is shown as a window of it: any `…` in it may end that window.)
+    let misread = rows.iter().filter(|&&row| !cut(row)).any(|&row| {
+        let line = frame.line(usize::from(row));
+        if slides(row) { line.contains(CUT_MARK) } else { line.ends_with(CUT_MARK) }
+    });
     match saved > CUT_CLAUSE.len() && !misread {
         true => cuts,
         false => Vec::new(),
