@@ -132,8 +132,9 @@ pub(crate) fn read_bytes(path: &str) -> io::Result<Vec<u8>> {
     read_record(path, <[u8]>::to_vec)
 }
 
-/// The text of `path`, a file of one record (`syscall`, `wchan`, `status`), as
-/// [`read_record`] reads it; `InvalidData` when it is not UTF-8, as `read_to_string`.
+/// The text of `path`, a file of one record (`syscall`, `wchan`; `status` through
+/// [`read_status`]), as [`read_record`] reads it; `InvalidData` when it is not UTF-8, as
+/// `read_to_string`.
 pub(crate) fn read_text(path: &str) -> io::Result<String> {
     text(read_record(path, |bytes| std::str::from_utf8(bytes).map(str::to_owned))?)
 }

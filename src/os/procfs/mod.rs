@@ -202,7 +202,7 @@ pub(crate) fn does_job_control(pid: i32) -> bool {
     {
         pid > 0
             && numbers_ours()
-            && read_text(&format!("/proc/{pid}/status"))
+            && read_status(&format!("/proc/{pid}/status"))
                 .is_ok_and(|status| linux::ignores_job_control_signals(&status))
     }
     #[cfg(not(target_os = "linux"))]
