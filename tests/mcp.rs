@@ -4528,12 +4528,21 @@ fn fzfs_selected_entry_is_marked_and_its_gutter_is_not() {
         return;
     }
     let mut client = Client::initialized("2025-11-25");
+    // fzf draws its frame, then, some 20 ms later, once more its cursor (nothing seen
+    // changes), in between looking as if it waited for keys (its reader blocked on the
+    // terminal, its other threads on short timers): on a loaded machine a wait for input
+    // (the start's default one, or one asked for) ended in that gap, and the status taken
+    // after it, seeing the cursor's output, said "sh running". Its list is waited for, then
+    // its silence.
     let started = client.call(
         "terminal_start",
-        json!({"argv": ["sh", "-c", "seq 40 | fzf"], "cols": 40, "rows": 30}),
+        json!({"argv": ["sh", "-c", "seq 40 | fzf"], "cols": 40, "rows": 30,
+               "for_screen_text": "40/40"}),
     );
-    let shown = text(&started);
     let id = started["structuredContent"]["session_id"].clone();
+    let ready =
+        client.call("terminal_read", json!({"session_id": id, "quiet_ms": 500, "view": "screen"}));
+    let shown = text(&ready);
     assert!(shown.contains("fzf waiting for keys"), "{shown}");
     assert!(shown.contains("⟦> 1⟧") && !shown.contains("⟦ ⟧"), "{shown}");
     let moved = client.call("terminal_send", json!({"session_id": id, "keys": "<Up>"}));
