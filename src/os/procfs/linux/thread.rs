@@ -596,7 +596,9 @@ pub(super) fn sleep_tick(
     // busy until then, where C's `sleep(10)` settled at the first frame.)
     let drawn = |apart: std::time::Duration| apart >= procfs::SHORTEST_TICK && frame_drawn(probe);
     if until {
-        let drawn = drawn(timer.saturating_add(probe.quiet));
+        // (The deadline less the time the frame was read, a little less than the frames'
+        // interval: a loop every 0.5 s came out a few milliseconds short.)
+        let drawn = drawn(timer.saturating_add(probe.quiet).saturating_add(TIMER_SLACK));
         return drawn.then_some(SleepTick { timer, until, idle: false, repeated: false, drawn });
     }
     let short = timer <= procfs::SHORT_TIMER;
