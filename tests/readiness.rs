@@ -3420,22 +3420,34 @@ fn a_monitor_that_erases_its_screen_without_moving_home_settles_at_its_first_fra
         return;
     }
     let toolbox = termloom::tools::Toolbox::new(engine());
-    let start = serde_json::json!({ "argv": ["bash", "--norc", "--noprofile"],
-                                    "env": { "TERM": "xterm-256color" }, "input_wait": true });
     // (The process that drew sleeps: `exec` keeps it.)
     let monitor = r#"sh -c 'printf "\033[2J\033[3;1Hframe one"; exec sleep 10'"#;
     for command in [format!("tput smcup; {monitor}"), format!("tput smcup; sleep 0.3; {monitor}")] {
-        let started = toolbox.call("terminal_start", &start);
-        let id = started.structured.as_ref().unwrap()["session_id"].clone();
-        let began = Instant::now();
-        let arguments = serde_json::json!({ "session_id": id, "text": command, "submit": true });
-        let said = toolbox.call("terminal_send", &arguments).text;
-        let took = began.elapsed();
-        assert!(said.contains("redrawing on a timer"), "{command}: {said}");
-        assert!(said.contains("frame one"), "{command}: {said}");
-        assert!(took < Duration::from_millis(3000), "{command} after {took:?}: {said}");
-        toolbox.call("terminal_close", &serde_json::json!({ "session_id": id }));
+        settles_as_a_monitor(&toolbox, &command, "frame one", Duration::from_millis(3000));
     }
+}
+
+/// Submits `command` to a new bash session of `toolbox`: the call settles as a monitor's
+/// ("redrawing on a timer"), `shown` on the screen, within `within` (long before the
+/// monitor's next frame).
+fn settles_as_a_monitor(
+    toolbox: &termloom::tools::Toolbox,
+    command: &str,
+    shown: &str,
+    within: Duration,
+) {
+    let start = serde_json::json!({ "argv": ["bash", "--norc", "--noprofile"],
+                                    "env": { "TERM": "xterm-256color" }, "input_wait": true });
+    let started = toolbox.call("terminal_start", &start);
+    let id = started.structured.as_ref().unwrap()["session_id"].clone();
+    let began = Instant::now();
+    let arguments = serde_json::json!({ "session_id": id, "text": command, "submit": true });
+    let said = toolbox.call("terminal_send", &arguments).text;
+    let took = began.elapsed();
+    assert!(said.contains("redrawing on a timer"), "{command}: {said}");
+    assert!(said.contains(shown), "{command}: {said}");
+    assert!(took < within, "{command} after {took:?}: {said}");
+    toolbox.call("terminal_close", &serde_json::json!({ "session_id": id }));
 }
 
 /// A Python monitor sleeps until its next frame (`time.sleep` is `clock_nanosleep` with
@@ -3449,8 +3461,6 @@ fn a_python_monitor_sleeping_until_its_next_frame_settles_at_its_first_frame() {
         return;
     }
     let toolbox = termloom::tools::Toolbox::new(engine());
-    let start = serde_json::json!({ "argv": ["bash", "--norc", "--noprofile"],
-                                    "env": { "TERM": "xterm-256color" }, "input_wait": true });
     let dir = TestDir::new("python-monitor");
     let by_hand = dir.join("by_hand.py");
     std::fs::write(
@@ -3472,22 +3482,12 @@ fn a_python_monitor_sleeping_until_its_next_frame_settles_at_its_first_frame() {
     // (Every half second too, the shortest monitor's tick: the deadline less the time the
     // frame was read, a little under the tick, settled at random, 0.7 s to never; review vt.)
     let every_half_second = format!("tput smcup; python3 {by_hand} 0.5");
-    for command in [
-        format!("tput smcup; python3 {by_hand} 10"),
-        format!("python3 {curses}"),
-        every_half_second.clone(),
+    for (command, shown) in [
+        (format!("tput smcup; python3 {by_hand} 10"), "frame 0"),
+        (format!("python3 {curses}"), "frame 0"),
+        (every_half_second, "frame "),
     ] {
-        let started = toolbox.call("terminal_start", &start);
-        let id = started.structured.as_ref().unwrap()["session_id"].clone();
-        let began = Instant::now();
-        let arguments = serde_json::json!({ "session_id": id, "text": command, "submit": true });
-        let said = toolbox.call("terminal_send", &arguments).text;
-        let took = began.elapsed();
-        assert!(said.contains("redrawing on a timer"), "{command}: {said}");
-        let first = if command == every_half_second { "frame " } else { "frame 0" };
-        assert!(said.contains(first), "{command}: {said}");
-        assert!(took < Duration::from_millis(5000), "{command} after {took:?}: {said}");
-        toolbox.call("terminal_close", &serde_json::json!({ "session_id": id }));
+        settles_as_a_monitor(&toolbox, &command, shown, Duration::from_millis(5000));
     }
 }
 
