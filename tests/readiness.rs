@@ -908,6 +908,64 @@ fn a_passphrase_dialog_a_daemon_runs_on_the_terminal_waits_for_keys() {
     }
 }
 
+/// A dialog a daemon runs on the terminal that reads its answer and ends, the next dialog
+/// drawn by a new process of the same program (`gpg -c`'s second `pinentry-curses`, "Please
+/// re-enter this passphrase"): the input was read, by the dialog gone. The reads of the
+/// group's readers were summed before the answer was typed (the client's, and the first
+/// dialog's up to its read); the next dialog's, up to its read, added up to as many, and the
+/// answer was taken for unread until the wait's timeout (1 run in 10 under load with gpg).
+/// Here the two dialogs are the same Perl program, which reads alike until it asks, and
+/// draw nothing after the answer (echo off): the next look comes once the second asks.
+#[test]
+fn the_next_dialog_a_daemon_runs_after_one_that_read_its_answer_waits_for_input() {
+    if !require("python3") || !require("perl") {
+        return;
+    }
+    // (In Perl, the client in Python: a process of another session running the client's own
+    // program is taken for a relay it attached to, whose reads count from then on.)
+    let dialog = "use POSIX;\n\
+        my $fd = POSIX::open($ARGV[0], O_RDWR | O_NOCTTY);\n\
+        my $modes = POSIX::Termios->new;\n\
+        $modes->getattr($fd);\n\
+        $modes->setlflag($modes->getlflag & ~ECHO);\n\
+        $modes->setattr($fd, TCSANOW);\n\
+        POSIX::write($fd, \"dialog $ARGV[1] asks: \", 15);\n\
+        POSIX::read($fd, my $answer, 100);\n";
+    let client = format!(
+        "import os, socket, subprocess, sys\n\
+        tty = os.ttyname(0)\n\
+        mine, theirs = socket.socketpair()\n\
+        if os.fork() == 0:\n\
+        \x20   os.setsid()\n\
+        \x20   if os.fork() == 0:\n\
+        \x20       mine.close()\n\
+        \x20       null = os.open(os.devnull, os.O_RDWR)\n\
+        \x20       for fd in (0, 1, 2):\n\
+        \x20           os.dup2(null, fd)\n\
+        \x20       for n in ['1', '2']:\n\
+        \x20           subprocess.run(['perl', '-e', {dialog:?}, tty, n])\n\
+        \x20       theirs.sendall(b'ok')\n\
+        \x20   os._exit(0)\n\
+        os.wait()\n\
+        theirs.close()\n\
+        print('answered', mine.recv(16).decode())\n"
+    );
+    for cgroups in [true, false] {
+        let engine =
+            termloom::Engine::new(termloom::Config { cgroups, ..termloom::Config::default() })
+                .unwrap();
+        let session = engine.spawn(SpawnSpec::new("python3").args(["-c", &client])).unwrap();
+        for n in ["1", "2"] {
+            expect(&session, Until::screen_contains(format!("dialog {n} asks")));
+            assert_eq!(input_wait_fires(&session), Some(InputKind::Password), "cgroups {cgroups}");
+            session.send_keys("yes<Enter>").unwrap();
+        }
+        read_until(&session, "answered ok");
+        expect(&session, Until::exit());
+        session.close().unwrap();
+    }
+}
+
 /// A client blocked reading the socket of a daemon the session started, while the daemon
 /// computes: gpg while its agent, started with it, works out for a second how long a
 /// passphrase's hash must take before it shows its dialog, or generates a key. The client was

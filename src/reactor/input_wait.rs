@@ -145,6 +145,15 @@ impl Readers {
             && (0..len).all(|i| group_of(self.pids[i]) == Some(self.groups[i]));
         same.then(|| &self.pids[..len])
     }
+
+    /// Whether a reader kept has ended, or left the process group it was in, since it was
+    /// found: it may have read the input before it went (a dialog a daemon runs, which reads
+    /// its answer and ends, the next dialog drawn by a new process), and the count now sums
+    /// other processes than the count then (the next dialog's reads, up to its wait for keys,
+    /// may add up to as many as the first's did: `gpg -c`'s second `pinentry-curses`).
+    fn one_went(&self) -> bool {
+        (0..usize::from(self.len)).any(|i| group_of(self.pids[i]) != Some(self.groups[i]))
+    }
 }
 
 /// The process group of process `pid`, where it still lives.
@@ -242,13 +251,16 @@ impl UnreadInput {
 
     /// Whether the input is still unread: the same group is in the foreground and has
     /// completed no read since, and a read could return it (in canonical mode, only a whole
-    /// line is returned: a part of a line leaves the program waiting for the rest).
+    /// line is returned: a part of a line leaves the program waiting for the rest). A reader
+    /// counted before it that has ended since may have read it ([`Readers::one_went`]): the
+    /// input is then taken as read, and the probe looks at who waits now.
     fn still_unread(&self, slot: &Slot, master: std::os::fd::BorrowedFd<'_>, group: i32) -> bool {
         use rustix::termios::LocalModes;
         let canonical = rustix::termios::tcgetattr(master)
             .is_ok_and(|t| t.local_modes.contains(LocalModes::ICANON));
         group == self.group
             && (self.ends_line || !canonical)
+            && !self.readers.one_went()
             && !read_since(slot, group, self.reads)
     }
 }
