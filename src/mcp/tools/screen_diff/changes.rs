@@ -500,11 +500,13 @@ impl ReadRow {
     /// `line` as shown (`⟦` `⟧` marks without labels, [`CURSOR_MARK`]), `cols` cells wide.
     fn parse(line: &str, cols: usize) -> ReadRow {
         let mut row = ReadRow { cells: Vec::new(), marked: Vec::new(), cursor: None };
-        let mut on = false;
+        // (Marks nest: an inverse character inside a run on a background, `⟦⟦X⟧  ⟧`.)
+        let mut depth = 0usize;
         for c in line.chars() {
+            let on = depth > 0;
             match c {
-                OPEN => on = true,
-                CLOSE => on = false,
+                OPEN => depth += 1,
+                CLOSE => depth = depth.saturating_sub(1),
                 CURSOR_MARK => row.cursor = Some(row.cells.len()),
                 c => match char_cells(c) {
                     0 => match row.cells.last_mut() {
@@ -521,7 +523,7 @@ impl ReadRow {
                     }
                 },
             }
-            row.marked.resize(row.cells.len(), on);
+            row.marked.resize(row.cells.len(), depth > 0);
         }
         row.cells.resize(cols, " ".to_owned());
         row.marked.resize(cols, false);
