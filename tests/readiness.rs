@@ -915,7 +915,9 @@ fn a_passphrase_dialog_a_daemon_runs_on_the_terminal_waits_for_keys() {
 /// dialog's up to its read); the next dialog's, up to its read, added up to as many, and the
 /// answer was taken for unread until the wait's timeout (1 run in 10 under load with gpg).
 /// Here the two dialogs are the same Perl program, which reads alike until it asks, and
-/// draw nothing after the answer (echo off): the next look comes once the second asks.
+/// draw nothing after the answer (echo off): the next look comes once the second asks. The
+/// daemon reaps each dialog at once, or (`late`) only after both: a dialog ended but not
+/// reaped, still in its group, has ended all the same (review vu).
 #[test]
 fn the_next_dialog_a_daemon_runs_after_one_that_read_its_answer_waits_for_input() {
     if !require("python3") || !require("perl") {
@@ -933,6 +935,7 @@ fn the_next_dialog_a_daemon_runs_after_one_that_read_its_answer_waits_for_input(
         POSIX::read($fd, my $answer, 100);\n";
     let client = format!(
         "import os, socket, subprocess, sys\n\
+        late = sys.argv[1:] == ['late']\n\
         tty = os.ttyname(0)\n\
         mine, theirs = socket.socketpair()\n\
         if os.fork() == 0:\n\
@@ -942,22 +945,32 @@ fn the_next_dialog_a_daemon_runs_after_one_that_read_its_answer_waits_for_input(
         \x20       null = os.open(os.devnull, os.O_RDWR)\n\
         \x20       for fd in (0, 1, 2):\n\
         \x20           os.dup2(null, fd)\n\
+        \x20       kept = []\n\
         \x20       for n in ['1', '2']:\n\
-        \x20           subprocess.run(['perl', '-e', {dialog:?}, tty, n])\n\
+        \x20           p = subprocess.Popen(['perl', '-e', {dialog:?}, tty, n])\n\
+        \x20           if late:\n\
+        \x20               os.waitid(os.P_PID, p.pid, os.WEXITED | os.WNOWAIT)\n\
+        \x20           else:\n\
+        \x20               p.wait()\n\
+        \x20           kept.append(p)\n\
+        \x20       for p in kept:\n\
+        \x20           p.wait()\n\
         \x20       theirs.sendall(b'ok')\n\
         \x20   os._exit(0)\n\
         os.wait()\n\
         theirs.close()\n\
         print('answered', mine.recv(16).decode())\n"
     );
-    for cgroups in [true, false] {
+    for (cgroups, reaped) in [(true, "now"), (false, "now"), (true, "late")] {
         let engine =
             termloom::Engine::new(termloom::Config { cgroups, ..termloom::Config::default() })
                 .unwrap();
-        let session = engine.spawn(SpawnSpec::new("python3").args(["-c", &client])).unwrap();
+        let spec = SpawnSpec::new("python3").args(["-c", &client, reaped]);
+        let session = engine.spawn(spec).unwrap();
         for n in ["1", "2"] {
             expect(&session, Until::screen_contains(format!("dialog {n} asks")));
-            assert_eq!(input_wait_fires(&session), Some(InputKind::Password), "cgroups {cgroups}");
+            let fired = input_wait_fires(&session);
+            assert_eq!(fired, Some(InputKind::Password), "cgroups {cgroups}, reaped {reaped}");
             session.send_keys("yes<Enter>").unwrap();
         }
         read_until(&session, "answered ok");

@@ -142,7 +142,7 @@ impl Readers {
         let same = self.members.is_some()
             && self.members == members.map(members_hash)
             && self.relay == known_relay(slot, group)
-            && (0..len).all(|i| group_of(self.pids[i]) == Some(self.groups[i]));
+            && (0..len).all(|i| self.in_its_group(i));
         same.then(|| &self.pids[..len])
     }
 
@@ -151,8 +151,18 @@ impl Readers {
     /// its answer and ends, the next dialog drawn by a new process), and the count now sums
     /// other processes than the count then (the next dialog's reads, up to its wait for keys,
     /// may add up to as many as the first's did: `gpg -c`'s second `pinentry-curses`).
+    /// An ended reader its parent has not reaped yet is still in its group, but counts no
+    /// more reads (review vu: a daemon that reaped its dialog late hung as before).
     fn one_went(&self) -> bool {
-        (0..usize::from(self.len)).any(|i| group_of(self.pids[i]) != Some(self.groups[i]))
+        (0..usize::from(self.len)).any(|i| {
+            !self.in_its_group(i)
+                || procfs::read_stat(self.pids[i]).is_ok_and(|stat| stat.state == 'Z')
+        })
+    }
+
+    /// Whether reader `i` is still in the process group it was in when found.
+    fn in_its_group(&self, i: usize) -> bool {
+        group_of(self.pids[i]) == Some(self.groups[i])
     }
 }
 
