@@ -1239,7 +1239,32 @@ struct Probe<'a> {
     relay: bool,
 }
 
-impl Probe<'_> {
+impl<'a> Probe<'a> {
+    /// (Tests) A probe of a terminal quiet for `quiet` that tells nothing more: no timers,
+    /// no input, the primary screen, nothing unanswered. Tests change the fields they need.
+    #[cfg(test)]
+    pub(crate) fn quiet_for(quiet: std::time::Duration, looks: &'a Looks) -> Probe<'a> {
+        Probe {
+            quiet,
+            timers: None,
+            looks,
+            outside: None,
+            shown: Shown::Other,
+            unanswered_input: false,
+            unanswered_start: false,
+            unanswered_secret: false,
+            hidden_below_line: false,
+            drawn_since_input: false,
+            full_screen: false,
+            frame_group: None,
+            since_input: None,
+            input_at: None,
+            relay_clock: false,
+            relay: false,
+            hosted: false,
+        }
+    }
+
     /// The shortest timer of a wait that includes the terminal that counts as a tick once it
     /// went off and was set again: shorter on a full-screen program's terminal (see
     /// [`SHORTEST_FULL_SCREEN_TICK`]).

@@ -527,25 +527,10 @@ mod live {
             super::super::linux::observe_thread(
                 &base_str,
                 9,
-                super::super::Probe {
-                    quiet: std::time::Duration::ZERO,
-                    timers: None,
-                    looks: &super::super::Looks::new(),
-                    outside: None,
-                    shown: super::super::Shown::Other,
-                    unanswered_input: false,
-                    unanswered_start: false,
-                    unanswered_secret: false,
-                    hidden_below_line: false,
-                    drawn_since_input: false,
-                    full_screen: false,
-                    frame_group: None,
-                    since_input: None,
-                    input_at: None,
-                    relay_clock: false,
-                    relay: false,
-                    hosted: false,
-                },
+                super::super::Probe::quiet_for(
+                    std::time::Duration::ZERO,
+                    &super::super::Looks::new(),
+                ),
             )
             .map(|t| t.activity)
         };
@@ -592,25 +577,10 @@ mod live {
             super::super::linux::observe_thread(
                 &base_str,
                 9,
-                super::super::Probe {
-                    quiet: std::time::Duration::ZERO,
-                    timers: None,
-                    looks: &super::super::Looks::new(),
-                    outside: None,
-                    shown: super::super::Shown::Other,
-                    unanswered_input: false,
-                    unanswered_start: false,
-                    unanswered_secret: false,
-                    hidden_below_line: false,
-                    drawn_since_input: false,
-                    full_screen: false,
-                    frame_group: None,
-                    since_input: None,
-                    input_at: None,
-                    relay_clock: false,
-                    relay: false,
-                    hosted: false,
-                }
+                super::super::Probe::quiet_for(
+                    std::time::Duration::ZERO,
+                    &super::super::Looks::new()
+                )
             ),
             None
         );

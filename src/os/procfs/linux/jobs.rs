@@ -233,23 +233,9 @@ mod tests {
         let timers = crate::os::procfs::TimerSightings::default();
         let looks = crate::os::procfs::Looks::new();
         let probe = |input_at| Probe {
-            quiet: Duration::ZERO,
             timers: Some(&timers),
-            looks: &looks,
-            outside: None,
-            shown: Shown::Other,
-            unanswered_input: false,
-            unanswered_start: false,
-            unanswered_secret: false,
-            hidden_below_line: false,
-            drawn_since_input: false,
-            full_screen: false,
-            frame_group: None,
-            since_input: None,
             input_at: Some(input_at),
-            relay_clock: false,
-            relay: false,
-            hosted: false,
+            ..Probe::quiet_for(Duration::ZERO, &looks)
         };
         let now = || input_at_of(Some(Duration::ZERO)).unwrap();
         let state = |pid: i32| crate::os::procfs::read_stat(pid).ok().map(|stat| stat.state);

@@ -100,25 +100,7 @@ pub(super) fn process_observed(
     quiet: std::time::Duration,
 ) -> Option<(InputWait, Vec<ThreadObs>)> {
     let looks = super::Looks::new();
-    let probe = Probe {
-        quiet,
-        timers: None,
-        looks: &looks,
-        outside: None,
-        shown: Shown::Other,
-        unanswered_input: false,
-        unanswered_start: false,
-        unanswered_secret: false,
-        hidden_below_line: false,
-        drawn_since_input: false,
-        full_screen: false,
-        frame_group: None,
-        since_input: None,
-        input_at: None,
-        relay_clock: false,
-        relay: false,
-        hosted: false,
-    };
+    let probe = Probe::quiet_for(quiet, &looks);
     observe_process(pid, probe)
 }
 
