@@ -2192,6 +2192,35 @@ fn a_command_neovim_runs_keeps_it_busy_until_its_output_is_drawn() {
     toolbox.call("terminal_close", &serde_json::json!({ "session_id": id }));
 }
 
+/// A command vim runs (`:!read -p 'name? ' x; echo got $x`, with bash as its shell) that asks
+/// for a line waits for input: vim polls for the command's end (`waitpid` with `WNOHANG`
+/// between sleeps of up to 10 ms) beside glibc's helper thread for its timers, in
+/// `rt_sigtimedwait` with no timeout, which was taken for work: the call read `vim running,
+/// quiet`, still busy after 10 s, the question on the screen.
+#[test]
+fn a_command_vim_runs_that_asks_for_a_line_waits_for_input() {
+    if !require("vim") || !require("bash") {
+        return;
+    }
+    let toolbox = termloom::tools::Toolbox::new(engine());
+    let argv = ["vim", "-u", "NONE", "-N", "-i", "NONE", "-n", "--cmd", "set shell=bash"];
+    let start = serde_json::json!({ "argv": argv, "input_wait": true });
+    let started = toolbox.call("terminal_start", &start);
+    assert!(started.text.contains("vim waiting for keys"), "{}", started.text);
+    let id = started.structured.as_ref().unwrap()["session_id"].clone();
+    let began = Instant::now();
+    let keys = ":!read -p 'name? ' x; echo got $x<Enter>";
+    let said =
+        toolbox.call("terminal_send", &serde_json::json!({ "session_id": id, "keys": keys }));
+    let (took, said) = (began.elapsed(), said.text);
+    assert!(said.contains("name? ") && said.contains("waiting for a line"), "{said}");
+    assert!(took < Duration::from_secs(5), "after {took:?}: {said}");
+    let arguments = serde_json::json!({ "session_id": id, "text": "bob", "submit": true });
+    let said = toolbox.call("terminal_send", &arguments).text;
+    assert!(said.contains("got bob") && said.contains("vim waiting for keys"), "{said}");
+    toolbox.call("terminal_close", &serde_json::json!({ "session_id": id }));
+}
+
 /// A pager behind a parent that shuttles data between pipes with `select` (man between its
 /// formatter and its pager, `man bash`) waits for input: that parent waits on the pipes'
 /// other ends, as one blocked reading or writing a pipe does.

@@ -1399,7 +1399,9 @@ impl Looks {
 
 /// Whether a process only waits on others, or on a clock: every thread asleep waiting for a
 /// child (`wait4`, `waitid`), for a signal (`pause`, `rt_sigsuspend`: GNU screen's client,
-/// while its server, a child that left the session, reads the terminal), on a pipe (reading
+/// while its server, a child that left the session, reads the terminal; `rt_sigtimedwait` with
+/// no timeout, [`UNTIMED_SIGNAL_WAIT`]: glibc's helper thread for timers that start a thread,
+/// vim's, beside its main thread polling for the end of a `:!` command), on a pipe (reading
 /// or writing it, or polling pipes alone, as man does between its formatter and its pager),
 /// or in a sleep (`nanosleep`: a job a shell without job control started in the background,
 /// `sleep 300 &`, shares the foreground group with the program that reads); beside them,
@@ -1447,6 +1449,7 @@ fn waits_behind(t: &ThreadObs) -> bool {
                     | "hrtimer_nanosleep"
                     | "do_nanosleep"
             ) || SIGNAL_WAITS.contains(&what.as_str())
+                || what == UNTIMED_SIGNAL_WAIT
                 || what.starts_with("anon_pipe")
                 || (what.starts_with("read") && what.contains(" on pipe:"))
                 || what.ends_with(" on pipes")
@@ -1458,6 +1461,10 @@ fn waits_behind(t: &ThreadObs) -> bool {
 
 /// The waits for a signal, as a thread's activity names them.
 const SIGNAL_WAITS: [&str; 3] = ["pause", "rt_sigsuspend", "sigsuspend"];
+
+/// A thread's activity in `rt_sigtimedwait` with no timeout (`sigwaitinfo`, `sigwait`): no
+/// clock wakes it, only a signal, as in `pause` (see `linux::thread::untimed_signal_wait`).
+const UNTIMED_SIGNAL_WAIT: &str = "rt_sigtimedwait with no timeout";
 
 /// Whether a process waits for a signal alone: every thread in `pause` or `rt_sigsuspend`
 /// (GNU screen's client, while its server reads the terminal).

@@ -53,7 +53,23 @@ pub(super) fn look(base: &str) -> Look {
         return Look::CallUnknown(format!("system call {nr} unknown on this architecture"));
     };
     let activity = super::restart::resolved(base, &syscall, activity);
+    let activity = untimed_signal_wait(&syscall, activity);
     Look::Sleeping { stat: Box::new(stat), syscall, activity }
+}
+
+/// `activity`, named [`procfs::UNTIMED_SIGNAL_WAIT`] when it is `rt_sigtimedwait` with no
+/// timeout (its third argument null, in `syscall`: `sigwaitinfo`, `sigwait`), a wait for a
+/// signal alone, which [`procfs::idle_behind`] takes as it takes `pause`: glibc's helper thread
+/// for POSIX timers that start a thread (`SIGEV_THREAD`, vim's) waits so for ever.
+pub(super) fn untimed_signal_wait(syscall: &str, activity: Activity) -> Activity {
+    match &activity {
+        Activity::Other(name)
+            if name == "rt_sigtimedwait" && syscall_arg(syscall, 2) == Some(0) =>
+        {
+            Activity::Other(procfs::UNTIMED_SIGNAL_WAIT.to_string())
+        }
+        _ => activity,
+    }
 }
 
 /// The `stat` of the thread at `base` when it sleeps (state `S`), else what [`look`] finds.
@@ -851,6 +867,27 @@ mod tests {
             matches!(&elsewhere, Some(Activity::Other(what)) if what.contains("/proc/")),
             "{elsewhere:?}"
         );
+    }
+
+    /// `rt_sigtimedwait` with no timeout (its third argument null: `sigwaitinfo`) is a wait for
+    /// a signal alone, which a thread waits behind others in; one with a timeout is not named
+    /// so, nor is any other call.
+    #[test]
+    fn a_signal_wait_with_no_timeout_is_told_from_a_timed_one() {
+        let call = |name: &str| Activity::Other(name.to_string());
+        let untimed = "128 0x7f4639 0x7f4633 0x0 0x8 0x0 0x7ffceb 0x7f4633 0x7f4633";
+        let named = call(procfs::UNTIMED_SIGNAL_WAIT);
+        assert_eq!(untimed_signal_wait(untimed, call("rt_sigtimedwait")), named);
+        let timed = "128 0x7f4639 0x7f4633 0x7ffceb 0x8 0x0 0x7ffceb 0x7f4633 0x7f4633";
+        assert_eq!(untimed_signal_wait(timed, call("rt_sigtimedwait")), call("rt_sigtimedwait"));
+        assert_eq!(untimed_signal_wait(untimed, call("futex")), call("futex"));
+        assert!(procfs::idle_behind(&[ThreadObs {
+            tid: 1,
+            activity: named,
+            clock: None,
+            tick: None,
+            long_sleep: None,
+        }]));
     }
 
     /// The wake-ups of a thread whose process's name is not UTF-8 (a shell run as a file
