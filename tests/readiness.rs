@@ -3649,6 +3649,56 @@ fn a_monitor_gdbs_tui_runs_settles_at_its_first_frame() {
     toolbox.call("terminal_close", &serde_json::json!({ "session_id": id }));
 }
 
+/// `watch -n 10` run by gdb's `shell` (in gdb's process group, gdb waiting for it in `wait4`
+/// beside its idle workers) settles at its first frame, as it does alone in its group: with
+/// gdb beside it, it was no monitor until seen back in its sleep after a tick, and the call
+/// waited the default wait's 10 s, `gdb running, quiet`. Back at gdb's prompt, gdb waits.
+#[test]
+fn a_monitor_gdbs_shell_command_runs_settles_at_its_first_frame() {
+    if !require("gdb") || !require("watch") {
+        return;
+    }
+    let toolbox = termloom::tools::Toolbox::new(engine());
+    let start = serde_json::json!({ "argv": ["gdb", "-nx", "-q"],
+                                    "env": { "DEBUGINFOD_URLS": "", "TERM": "xterm-256color" },
+                                    "for_screen_text": "(gdb)" });
+    let started = toolbox.call("terminal_start", &start);
+    let id = started.structured.as_ref().unwrap()["session_id"].clone();
+    settles_at_its_first_frame(&toolbox, &id, "shell watch -n 10 date");
+    let arguments = serde_json::json!({ "session_id": id, "keys": "<C-c>" });
+    let said = toolbox.call("terminal_send", &arguments).text;
+    assert!(said.contains("gdb waiting for keys"), "{said}");
+    toolbox.call("terminal_close", &serde_json::json!({ "session_id": id }));
+}
+
+/// A program gdb's TUI runs with `shell` that prints a line, then sleeps before it asks, is
+/// no monitor between two frames, though gdb waits for it as for `shell watch`: the full
+/// screen is gdb's, drawn before the input, so the call waits for the question. Taken for
+/// one, it settled after 0.2 s, `redrawing on a timer`, the question not asked yet.
+#[test]
+fn a_program_gdbs_tui_shell_runs_sleeping_before_its_question_is_no_monitor() {
+    if !require("gdb") || !require("python3") {
+        return;
+    }
+    let dir = TestDir::new("gdb-tui-shell");
+    let asks = dir.join("asks.py");
+    let program = "import time\nprint('working', flush=True)\ntime.sleep(2)\n\
+                   print('got', input('name? '))\n";
+    std::fs::write(&asks, program).unwrap();
+    let toolbox = termloom::tools::Toolbox::new(engine());
+    let start = serde_json::json!({ "argv": ["gdb", "-nx", "-q", "-tui"],
+                                    "env": { "DEBUGINFOD_URLS": "", "TERM": "xterm-256color" },
+                                    "for_screen_text": "(gdb)" });
+    let started = toolbox.call("terminal_start", &start);
+    let id = started.structured.as_ref().unwrap()["session_id"].clone();
+    let line = format!("shell python3 {}", asks.display());
+    let arguments = serde_json::json!({ "session_id": id, "text": line, "submit": true });
+    let said = toolbox.call("terminal_send", &arguments).text;
+    assert!(said.contains("name? ") && said.contains("python3 waiting for"), "{said}");
+    assert!(!said.contains("redrawing on a timer"), "{said}");
+    toolbox.call("terminal_close", &serde_json::json!({ "session_id": id }));
+}
+
 /// A monitor in a neovim `:terminal` beside the window the keys go to (`watch -n 5` in a
 /// split) ticks as it did before them: the keys never reached it, its terminal holds none
 /// unread and it still sleeps the sleep it was found ticking in, so the default wait settles

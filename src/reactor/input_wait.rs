@@ -552,6 +552,7 @@ fn examined_input_wait(
             && (!slot.input_ends_unfinished || slot.cadence.drew_after_a_pause()),
         full_screen: slot.draws_full_screens(),
         frame_group: slot.frame_group,
+        full_screen_since_input: !slot.full_screen_at_input && slot.draws_full_screens(),
         since_input: (slot.bytes_in > 0).then(|| slot.last_input.elapsed()),
     };
     let answer = match procfs::group_input_wait(group, Some(slot.pid), members.as_deref(), terminal)

@@ -419,6 +419,10 @@ struct Slot {
     /// of a full screen was fed (`None`: no full screen, or the group unknown): the program
     /// that draws what the screen shows (see `frames_group::note_groups`).
     frame_group: Option<i32>,
+    /// The terminal drew a full screen (`draws_full_screens`) when the last input was queued:
+    /// one drawn since was taken by the program the input reached or started (see
+    /// `procfs::TerminalSeen::full_screen_since_input`).
+    full_screen_at_input: bool,
     /// The last input queued was typed while the terminal echoed nothing (a password, a
     /// passphrase): `ssh` owes the far end's verdict on it (see
     /// `procfs::TerminalSeen::unanswered_secret`).
@@ -572,6 +576,7 @@ impl Slot {
         let bytes = typed.unwrap_or_default();
         self.input_ends_unfinished =
             crate::input::keys::bytes_end_in_unfinished_key_after_keys(bytes);
+        self.full_screen_at_input = self.draws_full_screens();
         self.homes_at_input = self.terminal.homes();
         // (A signal echoes nothing and asks the terminal nothing.)
         self.input_unechoed = typed.is_some()

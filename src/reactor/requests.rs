@@ -353,6 +353,7 @@ impl Reactor {
                 homes_at_input: 0,
                 frame_start: (0, 0, false),
                 frame_group: None,
+                full_screen_at_input: false,
                 input_unechoed: false,
                 input_ends_in_line_kill: false,
                 last_typed_byte: None,

@@ -451,6 +451,7 @@ pub(crate) fn group_input_wait(
             drawn_since_input,
             full_screen,
             frame_group,
+            full_screen_since_input,
             since_input,
         } = terminal;
         let probe = Probe {
@@ -466,6 +467,7 @@ pub(crate) fn group_input_wait(
             drawn_since_input,
             full_screen,
             frame_group,
+            full_screen_since_input,
             since_input,
             input_at: linux::input_at(since_input),
             relay_clock: false,
@@ -1183,6 +1185,10 @@ pub(crate) struct TerminalSeen<'a> {
     /// monitor between two of its frames; `watch` draws its own, whoever went to the
     /// alternate screen (`tput smcup; watch -n 10 date`).
     pub(crate) frame_group: Option<i32>,
+    /// The terminal draws a full screen that it did not when the last input was sent (or
+    /// there was none): the program on it took it since (gdb's `shell watch -n 10 date`, not
+    /// a line printed on the screen of gdb's TUI, which it drew before).
+    pub(crate) full_screen_since_input: bool,
     /// How long ago the terminal's last input was sent (`None`: none was): a program a relay
     /// hosts that started since then and is busy is busy with it (see `linux::judge_relay`).
     pub(crate) since_input: Option<std::time::Duration>,
@@ -1217,6 +1223,8 @@ struct Probe<'a> {
     full_screen: bool,
     /// The group that started the full screen's last frame (see [`TerminalSeen`]).
     frame_group: Option<i32>,
+    /// The full screen was drawn since the last input (see [`TerminalSeen`]).
+    full_screen_since_input: bool,
     /// The group looked at is on a terminal a member hosts (a tmux or GNU screen pane), whose
     /// screen the session's terminal does not show as it is: no sleep there is taken for a
     /// monitor's between two frames (see `SleepTick::drawn`).
@@ -1257,6 +1265,7 @@ impl<'a> Probe<'a> {
             drawn_since_input: false,
             full_screen: false,
             frame_group: None,
+            full_screen_since_input: false,
             since_input: None,
             input_at: None,
             relay_clock: false,

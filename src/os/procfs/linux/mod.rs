@@ -445,13 +445,17 @@ pub(super) fn group_wait(
     // verdicts: the group's when no other member reads the terminal.
     let mut silent = silent::Silent::default();
     // (A process alone in its group that drew a full screen and sleeps has drawn its frame:
-    // `watch`, seen once; not a shell's `sleep` between two steps of a script, which its
-    // shell waits for beside it, nor one alone in a job of its own, which wrote nothing, nor
-    // one of another group than the one that started the screen's last frame: the program
-    // gdb's TUI runs, which printed a line on gdb's screen. `watch` started its own, whoever
-    // went to the alternate screen before it.)
-    let may_have_drawn = members.iter().filter(|m| has_live_threads(m)).count() == 1
-        && probe.frame_group.is_none_or(|drew| drew == pgrp);
+    // `watch`, seen once; not a shell's `sleep` between two steps of a script, which wrote
+    // nothing, nor one alone in a job of its own, which wrote nothing either, nor one of
+    // another group than the one that started the screen's last frame: the program gdb's TUI
+    // runs, which printed a line on gdb's screen. `watch` started its own, whoever went to the
+    // alternate screen before it. So has one whose parent, a member, waits for it, every other
+    // member doing so too, on a full screen drawn since the last input: gdb's `shell watch -n
+    // 10 date`, `drawn_beside`, judged once every member was looked at, see [`waited_for`];
+    // not a program gdb's TUI runs with `shell`, which printed a line on gdb's screen.)
+    let alone = members.iter().filter(|m| has_live_threads(m)).count() == 1;
+    let may_have_drawn = probe.frame_group.is_none_or(|drew| drew == pgrp);
+    let mut drawn_beside: Option<(&ProcStat, String)> = None;
     for member in members.iter().filter(|m| has_live_threads(m)) {
         let observed = observe_process(member.pid, probe);
         if clock.is_none()
@@ -474,18 +478,29 @@ pub(super) fn group_wait(
                 let ms = idle.timer.as_millis();
                 tick = Some(format!("{} ticks on a {ms} ms {}", who(), super::TICKS_IDLE));
             }
-            if repeating.is_none()
-                && let Some(again) = ticks().find(|t| t.repeated).or_else(|| {
-                    ticks()
-                        .find(|t| t.drawn)
-                        .filter(|_| may_have_drawn && super::has_written(member.pid))
-                })
-            {
-                let ms = again.timer.as_millis();
-                repeating = Some(match again.until {
+            let redraws = |tick: SleepTick| {
+                let ms = tick.timer.as_millis();
+                match tick.until {
                     true => format!("{} redraws on a timer, {ms} ms to its next frame", who()),
                     false => format!("{} redraws on a {ms} ms timer", who()),
-                });
+                }
+            };
+            if repeating.is_none() {
+                if let Some(again) = ticks().find(|t| t.repeated) {
+                    repeating = Some(redraws(again));
+                } else if let Some(drawn) = ticks()
+                    .find(|t| t.drawn)
+                    .filter(|_| {
+                        may_have_drawn
+                            && (alone || (drawn_beside.is_none() && probe.full_screen_since_input))
+                    })
+                    .filter(|_| super::has_written(member.pid))
+                {
+                    match alone {
+                        true => repeating = Some(redraws(drawn)),
+                        false => drawn_beside = Some((member, redraws(drawn))),
+                    }
+                }
             }
             // (The soonest to end of them, as what may come first.)
             if let Some(timer) = threads.iter().filter_map(|t| t.long_sleep).min()
@@ -640,6 +655,13 @@ pub(super) fn group_wait(
                         return verdict;
                     }
                 }
+                // A member that drew its frame and sleeps, which the others only wait for.
+                if repeating.is_none()
+                    && let Some((sleeper, reason)) = drawn_beside
+                    && waited_for(sleeper, &members, &behind_threads)
+                {
+                    repeating = Some(reason);
+                }
                 // Every member asleep, one ticking on a short timer with nothing to
                 // print, or in a sleep longer than any default wait, none on a clock about
                 // to go off: a poll of the world outside, or nothing to wait for. Else one
@@ -683,6 +705,26 @@ pub(super) fn group_wait(
         return job;
     }
     InputWait::Waiting { reader }
+}
+
+/// Whether every live member of a group but `sleeper` (`members`) waits for a child and
+/// for nothing else (a thread in `wait4` or `waitid`, the others too or on a lock with no
+/// clock due, as `behind` observed them), `sleeper`'s parent among them: a program that runs
+/// it and waits for its end (gdb's `shell watch -n 10 date`, gdb in `wait4` beside its idle
+/// workers). A monitor so run that drew its frame and sleeps is one between two frames, as
+/// when it is alone in its group.
+fn waited_for(sleeper: &ProcStat, members: &[ProcStat], behind: &[(i32, Vec<ThreadObs>)]) -> bool {
+    const CHILD_WAITS: [&str; 3] = ["wait4", "waitid", "do_wait"];
+    let for_a_child = |t: &ThreadObs| matches!(&t.activity, Activity::Other(what) if CHILD_WAITS.contains(&what.as_str()));
+    let only_waits = |pid: i32| {
+        behind.iter().find(|(member, _)| *member == pid).is_some_and(|(_, threads)| {
+            threads.iter().any(for_a_child)
+                && threads.iter().all(|t| for_a_child(t) || on_a_lock(t))
+        })
+    };
+    let others: Vec<&ProcStat> =
+        members.iter().filter(|m| m.pid != sleeper.pid && has_live_threads(m)).collect();
+    others.iter().any(|m| m.pid == sleeper.ppid) && others.iter().all(|m| only_waits(m.pid))
 }
 
 #[cfg(test)]
