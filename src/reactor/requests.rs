@@ -354,6 +354,8 @@ impl Reactor {
                 frame_start: (0, 0, false),
                 frame_group: None,
                 full_screen_at_input: false,
+                group_read: None,
+                group_caught_up: None,
                 input_unechoed: false,
                 input_ends_in_line_kill: false,
                 last_typed_byte: None,
