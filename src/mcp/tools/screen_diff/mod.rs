@@ -60,6 +60,7 @@ const OPEN: char = '⟦';
 const CLOSE: char = '⟧';
 
 /// A screen as a caller is shown it: its rows with styled runs marked (the cursor not yet).
+/// (Two that show the same differ only in notes on the look: see [`Frame::shows_same`].)
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Frame {
     cols: u16,
@@ -94,6 +95,43 @@ pub(crate) struct Frame {
 }
 
 impl Frame {
+    /// Whether `other` shows what this one shows, whatever is noted of the look (its
+    /// `owner`, its `read_past`): seen again, such a screen is the same look (see
+    /// `SeenScreens::remember`), not a new one that would push the one before it, the base
+    /// a dialog closed is told against, out of the looks kept.
+    pub(crate) fn shows_same(&self, other: &Frame) -> bool {
+        let Frame {
+            cols,
+            rows,
+            alternate,
+            cursor,
+            lines,
+            texts,
+            runs,
+            styles,
+            hashes,
+            cursor_line,
+            used,
+            title,
+            painted,
+            read_past: _,
+            owner: _,
+        } = self;
+        (cols, rows, alternate, cursor, lines, texts, runs, styles)
+            == (
+                &other.cols,
+                &other.rows,
+                &other.alternate,
+                &other.cursor,
+                &other.lines,
+                &other.texts,
+                &other.runs,
+                &other.styles,
+            )
+            && (hashes, cursor_line, used, title, painted)
+                == (&other.hashes, &other.cursor_line, &other.used, &other.title, &other.painted)
+    }
+
     /// The bytes it holds, about: what [`SeenScreens`] counts against [`SCREEN_BYTES_KEPT`].
     fn bytes(&self) -> usize {
         let string = |s: &String| s.len() + std::mem::size_of::<String>();

@@ -204,8 +204,10 @@ impl SeenScreens {
         }
         let (looks, shown) = seen.sessions.entry(id).or_default();
         *shown = now;
-        // Seeing the same screen again keeps the one before it as a base.
-        if looks.back() == Some(&frame) {
+        // Seeing the same screen again keeps the one before it as a base, the look's own
+        // notes (who had the terminal, nothing read past it yet) the new one's.
+        if let Some(last) = looks.back_mut().filter(|last| last.shows_same(&frame)) {
+            (last.owner, last.read_past) = (frame.owner, frame.read_past);
             budget.release(size);
             return;
         }

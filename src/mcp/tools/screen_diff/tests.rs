@@ -924,6 +924,51 @@ fn a_screen_seen_before_the_last_one_can_be_the_base() {
 /// screens of many sessions do not each keep two looks (before, 256 sessions' looks of a
 /// 1000x500 screen were kept whatever their size); the sessions shown least recently go
 /// first, and the session just shown keeps its last look.
+/// A screen seen again under another foreground group (or after output past it was read)
+/// shows the same: it is the same look, whose notes are the new one's, and the screen before
+/// it stays the base. As a new look it pushed that one out: the menu closed was sent against
+/// the menu, two rows, not one.
+#[test]
+fn a_screen_seen_again_under_another_owner_keeps_the_one_before_it() {
+    let seen = SeenScreens::default();
+    let id = SessionId(1);
+    let on_alternate = |rows: &[&str], owner: i32| {
+        let mut frame = frame(rows, (5, 0));
+        (frame.alternate, frame.owner) = (true, Some(owner));
+        frame
+    };
+    let list = on_alternate(&["PID", "1 init", "2 bash", "3 vim", "4 less", "Quit"], 10);
+    let menu = on_alternate(&["Sort", "PID", "USER", "TIME", "MEM", "Enter"], 10);
+    seen.remember(id, Some(list));
+    seen.remember(id, Some(menu.clone()));
+    seen.read_past(id);
+    assert!(!seen.last_alternate(id));
+    let again = Frame { owner: Some(11), ..menu };
+    assert_eq!(
+        seen.shape(id, &again, false),
+        Shape::Changes(Changes {
+            look: 1,
+            moved: None,
+            slid: None,
+            rows: Vec::new(),
+            title_changed: false,
+            cut: Vec::new(),
+        })
+    );
+    seen.remember(id, Some(again));
+    assert_eq!(seen.alternate_owner(id), Some(11));
+    let back = on_alternate(&["PID", "1 init", "2 bash", "3 vim", "", "Quit"], 10);
+    let changes = Changes {
+        look: 2,
+        moved: None,
+        slid: None,
+        rows: vec![4],
+        title_changed: false,
+        cut: Vec::new(),
+    };
+    assert_eq!(seen.shape(id, &back, false), Shape::Changes(changes));
+}
+
 #[test]
 fn the_screens_remembered_are_bounded_in_bytes() {
     let seen = SeenScreens::default();
