@@ -3,15 +3,16 @@
 //! is gone, the shell is back at its prompt (a shell without OSC 133 marks to say so).
 //!
 //! Theirs is the terminal's foreground group after the output that started them was fed
-//! (one `TIOCGPGRP` after each output fed, see [`note_groups`]). Another group found waiting for input ends them: the shell
-//! after a killed `top`. Not any change of group: an interactive shell gives each external
-//! command of a redraw loop a group of its own. Frames whose output was read only once the
-//! shell had taken the terminal back (a `clear` typed at the prompt, the shell's own
-//! `printf`) are taken for the shell's: they end when the process found reading leads its
-//! group and does job control (it ignores the job control signals, as an interactive shell
-//! does: the shell at its prompt, the session's or one started from it); not in a shell
-//! script that draws a menu and reads its keys itself (`read -rsn1`), which does not. (A
-//! menu sourced into an interactive shell, `. menu.sh`, loses its frames at each key.)
+//! (one `TIOCGPGRP` after each output fed, see [`note_groups`]). Another group found waiting
+//! for input ends them: the shell after a killed `top`. Not any change of group: an
+//! interactive shell gives each external command of a redraw loop a group of its own.
+//! Frames whose output was read only once the shell had taken the terminal back (a `clear`
+//! typed at the prompt, the shell's own `printf`) are taken for the shell's: they end when
+//! the process found reading leads its group and does job control (it ignores the job
+//! control signals, as an interactive shell does: the shell at its prompt, the session's or
+//! one started from it); not in a shell script that draws a menu and reads its keys itself
+//! (`read -rsn1`), which does not. (A menu sourced into an interactive shell, `. menu.sh`,
+//! loses its frames at each key.)
 //!
 //! Each full screen's frame has its group too, taken the same way after the output that
 //! started it (a move to the top-left, an erase of the whole screen, or the terminal gone to
@@ -19,9 +20,9 @@
 //! a process of another group asleep on that screen (the program gdb's TUI runs, which
 //! printed a line there) drew none of it, while a monitor that draws its own frames (`watch`)
 //! is one whoever went to the alternate screen before it (`tput smcup; watch -n 10 date`).
-//! A group that took the terminal since the output before was read drew the frame only if
-//! it wrote all that was fed from its start on (`clear`'s erase read once the next job had
-//! the terminal is not that job's).
+//! A group that took the terminal since the reactor last read all the terminal held drew
+//! the frame only if it wrote all that was written from its start on (`clear`'s erase read
+//! once the next job had the terminal is not that job's).
 
 use super::Slot;
 
@@ -92,16 +93,29 @@ pub(super) fn note_groups(slot: &mut Slot, caught_up: bool) {
 /// Whether process group `group` may have drawn the last frame's start: it wrote more
 /// bytes (see [`crate::os::procfs::group_written`]) than the terminal was written since
 /// (read, fed or waiting, and unread), as whoever wrote the start did, the start's own bytes
-/// with the rest. `true` when its writes cannot be read (another user's).
+/// with the rest. The bytes unread are counted between two readings of what the group wrote
+/// that agree (a group that writes on meanwhile, read [`GROUP_WRITES_READ`] times, is
+/// drawing: it may have). `true` when its writes cannot be read (another user's).
 fn drew_last_frame(slot: &Slot, group: i32) -> bool {
-    // (What the group wrote first: what it writes after that is in neither count.)
-    let Some(written) = crate::os::procfs::group_written(group) else {
+    let master = slot.master.as_ref().map(std::os::fd::AsFd::as_fd);
+    let Some(mut written) = crate::os::procfs::group_written(group) else {
         return true;
     };
-    let master = slot.master.as_ref().map(std::os::fd::AsFd::as_fd);
-    let unread = master.and_then(crate::os::pty::unread_output).unwrap_or(0);
-    written > slot.terminal.read_since_frame_start().saturating_add(unread)
+    for _ in 1..GROUP_WRITES_READ {
+        let unread = master.and_then(crate::os::pty::unread_output).unwrap_or(0);
+        let Some(again) = crate::os::procfs::group_written(group) else {
+            return true;
+        };
+        if again == written {
+            return written > slot.terminal.read_since_frame_start().saturating_add(unread);
+        }
+        written = again;
+    }
+    true
 }
+
+/// How many times [`drew_last_frame`] reads what a group wrote, at most.
+const GROUP_WRITES_READ: usize = 4;
 
 /// The probe found `group` waiting for input, `reader` its member reading (`None`: not
 /// named, its leader): frames end when another group than theirs reads, or a shell at its
