@@ -3661,8 +3661,9 @@ fn a_python_program_sleeping_before_its_question_on_the_primary_screen_is_no_mon
 /// gives the terminal to a Python program that prints a line and sleeps before it asks, and
 /// was taken for that program's, asleep between two frames: `redrawing on a timer`, before
 /// its question (3 runs of 12 with `tput smcup; clear` alone, review vq). The long output
-/// only makes the erase's late reading likely; the call waits for the question either way.
-/// (The shell's own `printf` draws the erase in the second command.)
+/// only makes the erase's late reading likely (without the fix 20 runs of 20 failed, 14 on
+/// `clear`, 6 on the shell's own `printf`, which draws the erase in the second command); the
+/// call waits for the question either way.
 #[test]
 fn a_frame_read_after_the_next_job_took_the_terminal_is_not_that_jobs() {
     if !require("bash") || !require("tput") || !require("python3") || !require("tr") {
