@@ -3634,6 +3634,116 @@ fn a_python_monitor_sleeping_until_its_next_frame_settles_at_its_first_frame() {
     }
 }
 
+/// A monitor may sleep between its frames in something else than a sleep: a wait on a lock
+/// (Python's `threading.Event().wait`, a `futex` until a deadline), `select` with no
+/// descriptor (`select.select([], [], [], 10)`, `pselect6` for a length) or on descriptors that
+/// are not the terminal (a pipe of its own). Drawn on the alternate screen, each settles at its
+/// first frame, as one in `time.sleep` does. Each waited out the default wait's whole 10 s,
+/// `still busy after 10.0 s`: the lock's and `select`'s timers read as a clock about to go off.
+#[test]
+fn a_python_monitor_waiting_on_a_lock_or_in_select_settles_at_its_first_frame() {
+    if !require("bash") || !require("tput") || !require("python3") {
+        return;
+    }
+    let toolbox = termloom::tools::Toolbox::new(engine());
+    let dir = TestDir::new("python-waits");
+    let monitor = dir.join("monitor.py");
+    std::fs::write(
+        &monitor,
+        "import os, select, sys, threading\nhow, every = sys.argv[1], float(sys.argv[2])\n\
+         event, (r, w) = threading.Event(), os.pipe()\nn = 0\nwhile True:\n    \
+         sys.stdout.write('\\033[2J\\033[3;1Hframe %d' % n); n += 1; sys.stdout.flush()\n    \
+         if how == 'event': event.wait(every)\n    \
+         elif how == 'select': select.select([], [], [], every)\n    \
+         else: select.select([r], [], [], every)\n",
+    )
+    .unwrap();
+    let monitor = monitor.display();
+    for how in ["event", "select", "pipe"] {
+        for every in ["10", "2"] {
+            let command = format!("tput smcup; python3 {monitor} {how} {every}");
+            // (Every 2 s, the frame shown may be the second.)
+            let shown = if every == "10" { "frame 0" } else { "frame " };
+            settles_as_a_monitor(&toolbox, &command, shown, Duration::from_millis(5000));
+        }
+    }
+}
+
+/// A full-screen program that drew and waits on a clock for its work before it asks (a lock
+/// a worker thread at work sets, a socket beside an eventfd of its own, as node's event loop
+/// waits on one, a pipe another process writes to, each with a timeout) is working, not a monitor between two frames: the call
+/// waits for its question.
+#[test]
+fn a_full_screen_program_waiting_for_its_work_with_a_timeout_is_no_monitor() {
+    if !require("bash") || !require("tput") || !require("python3") {
+        return;
+    }
+    let toolbox = termloom::tools::Toolbox::new(engine());
+    let dir = TestDir::new("python-work");
+    let asks = dir.join("asks.py");
+    std::fs::write(
+        &asks,
+        "import os, select, socket, subprocess, sys, threading, time\nhow = sys.argv[1]\n\
+         sys.stdout.write('\\033[2J\\033[3;1Hloading'); sys.stdout.flush()\n\
+         def work(done):\n    end = time.monotonic() + 1.5\n    \
+         while time.monotonic() < end: pass\n    done.set()\n\
+         if how == 'worker':\n    done = threading.Event()\n    \
+         threading.Thread(target=work, args=(done,), daemon=True).start(); done.wait(10)\n\
+         elif how == 'socket':\n    (a, b), e = socket.socketpair(), os.eventfd(0)\n    \
+         threading.Thread(target=lambda: (time.sleep(1.5), b.send(b'x')), daemon=True).start()\n    \
+         select.select([a, e], [], [], 10)\n\
+         else:\n    r, w = os.pipe()\n    \
+         subprocess.Popen(['sh', '-c', 'sleep 1.5; echo x'], stdout=w, process_group=0)\n    \
+         os.close(w); select.select([r], [], [], 10)\n\
+         sys.stdout.write('\\033[2J\\033[3;1Hname? '); sys.stdout.flush(); input()\n",
+    )
+    .unwrap();
+    let asks = asks.display();
+    let start = serde_json::json!({ "argv": ["bash", "--norc", "--noprofile"],
+                                    "env": { "TERM": "xterm-256color" }, "input_wait": true });
+    for how in ["worker", "socket", "pipe"] {
+        let started = toolbox.call("terminal_start", &start);
+        let id = started.structured.as_ref().unwrap()["session_id"].clone();
+        let text = format!("tput smcup; python3 {asks} {how}");
+        let arguments = serde_json::json!({ "session_id": id, "text": text, "submit": true });
+        let said = toolbox.call("terminal_send", &arguments).text;
+        assert!(said.contains("name? "), "{how}: {said}");
+        assert!(!said.contains("redrawing on a timer"), "{how}: {said}");
+        toolbox.call("terminal_close", &serde_json::json!({ "session_id": id }));
+    }
+}
+
+/// node's timers (`setInterval`, a `setTimeout` set again at each frame) are the timeout of
+/// its event loop's `epoll_pwait` on its own pipes and eventfds: a monitor so drawn on the
+/// alternate screen settles at its first frame. It waited out the default wait's whole 10 s,
+/// `still busy after 10.0 s`, the timeout read as a clock about to go off.
+#[test]
+fn a_node_monitor_on_its_event_loops_timer_settles_at_its_first_frame() {
+    if !require("bash") || !require("tput") || !require("node") {
+        return;
+    }
+    let toolbox = termloom::tools::Toolbox::new(engine());
+    let dir = TestDir::new("node-monitor");
+    let monitor = dir.join("monitor.js");
+    std::fs::write(
+        &monitor,
+        "const [how, every] = [process.argv[2], Number(process.argv[3]) * 1000];\nlet n = 0;\n\
+         const draw = () => process.stdout.write(`\\x1b[2J\\x1b[3;1Hframe ${n++}`);\n\
+         if (how === 'interval') { draw(); setInterval(draw, every); }\n\
+         else { const loop = () => { draw(); setTimeout(loop, every); }; loop(); }\n",
+    )
+    .unwrap();
+    let monitor = monitor.display();
+    for how in ["interval", "timeout"] {
+        for every in ["10", "2"] {
+            let command = format!("tput smcup; node {monitor} {how} {every}");
+            // (Every 2 s, the frame shown may be the second.)
+            let shown = if every == "10" { "frame 0" } else { "frame " };
+            settles_as_a_monitor(&toolbox, &command, shown, Duration::from_millis(5000));
+        }
+    }
+}
+
 /// A Python program on the primary screen that prints a line and sleeps (until a point in
 /// time) before it asks for input is working, not a monitor between two frames: the call
 /// waits for its question.

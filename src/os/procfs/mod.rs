@@ -1033,6 +1033,12 @@ struct SleepTick {
     /// left of it and its quiet together, is one too: the program writes nothing before then,
     /// so its frames are that far apart (a Python monitor's `time.sleep(10)`).
     drawn: bool,
+    /// The wait is no sleep but a timed one that something else than its clock may end
+    /// (`linux::thread::wait_tick`, only `drawn`): on a lock (`threading.Event().wait(2)`) or
+    /// on descriptors none of them the terminal, or none (`select.select([], [], [], 2)`,
+    /// node's event loop on its own pipes and eventfds). It is a monitor's between two
+    /// frames only when nothing but the thread's clock can end it (`linux::between_frames`).
+    woken: bool,
 }
 
 /// Combines the observations of a process's live threads (main thread

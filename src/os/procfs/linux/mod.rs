@@ -7,11 +7,12 @@ use super::{
     NOT_THE_TERMINAL, ON_NETWORK, ON_SOCKETS, PROBE_DESCRIPTORS, Probe, ProcStat, RELAYS_JUDGED,
     SLEEP_UNTIL, Shown, SleepTick, SyscallField, TIMER_SLACK, ThreadObs, classify_syscall,
     classify_wchan, connected_in, decide, describe_state, has_live_threads, idle_behind,
-    inet_table, is_dead, is_gone, on_a_lock, on_sockets, parse_stat, parse_syscall, reads_a_socket,
-    waits_for_signal, waits_outside,
+    inet_table, is_dead, is_gone, on_a_lock, on_any_lock, on_sockets, parse_stat, parse_syscall,
+    reads_a_socket, waits_for_signal, waits_outside,
 };
 use std::fs;
 
+mod between_frames;
 mod bounded;
 mod compat;
 mod descriptors;
@@ -26,6 +27,7 @@ mod silent;
 #[cfg(test)]
 mod stalled_fuse;
 mod thread;
+use between_frames::between_frames;
 use bounded::read_fdinfo;
 use descriptors::*;
 use jobs::*;
@@ -231,14 +233,19 @@ pub(super) fn awaits_input_alone(pid: i32, candidates: Option<&[i32]>) -> bool {
     if beside.is_empty() {
         return true;
     }
-    let holders: Vec<i32> = match candidates {
+    held_by_none_but(pid, &beside, &session_holders(&stat, candidates), &looks)
+}
+
+/// The processes that may hold a descriptor of process `stat`'s (see [`held_by_none_but`]):
+/// `candidates` when given (the session's cgroup), else the processes of its POSIX session.
+fn session_holders(stat: &ProcStat, candidates: Option<&[i32]>) -> Vec<i32> {
+    match candidates {
         Some(pids) => pids.to_vec(),
         None => processes(None, |s| s.session == stat.session && has_live_threads(s))
             .into_iter()
             .map(|s| s.pid)
             .collect(),
-    };
-    held_by_none_but(pid, &beside, &holders, &looks)
+    }
 }
 
 /// See [`super::blocked_on_terminal`].
@@ -475,6 +482,16 @@ fn members_wait(
     let mut drawn_beside: Option<(&ProcStat, String)> = None;
     for member in members.iter().filter(|m| has_live_threads(m)) {
         let observed = observe_process(member.pid, probe);
+        // (A monitor between two frames in a timed wait that is no sleep: see
+        // [`between_frames`].)
+        let between = alone
+            && may_have_drawn
+            && observed.as_ref().is_some_and(|(wait, threads)| {
+                matches!(wait, InputWait::NotWaiting { .. })
+                    && threads.iter().any(|t| t.tick.is_some_and(|t| t.drawn && t.woken))
+                    && super::has_written(member.pid)
+                    && between_frames(member, threads, candidates, probe.looks)
+            });
         if clock.is_none()
             && let Some((_, threads)) = &observed
             && let Some((tid, timer)) = threads.iter().find_map(|t| Some((t.tid, t.clock?)))
@@ -506,7 +523,7 @@ fn members_wait(
                 if let Some(again) = ticks().find(|t| t.repeated) {
                     repeating = Some(redraws(again));
                 } else if let Some(drawn) = ticks()
-                    .find(|t| t.drawn)
+                    .find(|t| t.drawn && (!t.woken || between))
                     .filter(|_| {
                         may_have_drawn
                             && (alone || (drawn_beside.is_none() && probe.full_screen_since_input))
@@ -542,6 +559,12 @@ fn members_wait(
                     Some(InputWait::Unknown { reason }) => unknown.push(reason),
                     Some(not) => return not,
                 }
+            }
+            // A monitor between two frames waits as one in a sleep does.
+            Some((not @ InputWait::NotWaiting { .. }, threads)) if between => {
+                behind.get_or_insert(not);
+                behind_pids.push(member.pid);
+                behind_threads.push((member.pid, threads));
             }
             // A client waiting on its server's socket (tmux's), or reading it for an answer
             // (gpg its agent's), which may read the terminal for it: see below.

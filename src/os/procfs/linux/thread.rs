@@ -157,7 +157,10 @@ fn observe_call(
     let sleep = sleep_of(base, syscall, &activity);
     let left = sleep.and_then(|sleep| sleep_left(stat, sleep));
     let clock = clock_due(base, tid, syscall, &activity, sleep, left, probe);
-    let tick = sleep_tick(base, tid, sleep, probe);
+    let tick = match sleep {
+        Some(_) => sleep_tick(base, tid, sleep, probe),
+        None => wait_tick(base, syscall, &activity, probe),
+    };
     let long_sleep = left.filter(|left| *left > CLOCK_HORIZON);
     // (A timer's read refused reads as no timer: the thread is unknown.)
     if super::bounded::refusals() != refused {
@@ -612,10 +615,15 @@ pub(super) fn sleep_tick(
     // busy until then, where C's `sleep(10)` settled at the first frame.)
     let drawn = |apart: std::time::Duration| apart >= procfs::SHORTEST_TICK && frame_drawn(probe);
     if until {
-        // (The deadline less the time the frame was read, a little less than the frames'
-        // interval: a loop every 0.5 s came out a few milliseconds short.)
-        let drawn = drawn(timer.saturating_add(probe.quiet).saturating_add(TIMER_SLACK));
-        return drawn.then_some(SleepTick { timer, until, idle: false, repeated: false, drawn });
+        let drawn = drawn(frames_apart(timer, until, probe));
+        return drawn.then_some(SleepTick {
+            timer,
+            until,
+            idle: false,
+            repeated: false,
+            drawn,
+            woken: false,
+        });
     }
     let short = timer <= procfs::SHORT_TIMER;
     // (A tick found before the last input is carried across it once the program drew
@@ -634,7 +642,59 @@ pub(super) fn sleep_tick(
     // redraw of what a program shows.)
     let repeated = timer >= procfs::SHORTEST_TICK && again;
     let drawn = drawn(timer);
-    (idle || repeated || drawn).then_some(SleepTick { timer, until, idle, repeated, drawn })
+    (idle || repeated || drawn).then_some(SleepTick {
+        timer,
+        until,
+        idle,
+        repeated,
+        drawn,
+        woken: false,
+    })
+}
+
+/// How far apart at least the frames of a monitor are that waits `timer` on a clock (see
+/// [`SleepTick::drawn`]): the timer's length, or, for what is left of a wait `until` a point
+/// in time, that and the terminal's quiet together, less the time the frame took to be read
+/// ([`TIMER_SLACK`] added: a loop every 0.5 s came out a few milliseconds short).
+fn frames_apart(timer: std::time::Duration, until: bool, probe: Probe<'_>) -> std::time::Duration {
+    match until {
+        true => timer.saturating_add(probe.quiet).saturating_add(TIMER_SLACK),
+        false => timer,
+    }
+}
+
+/// The tick of thread `tid`'s timed wait (`activity`, with the arguments in `syscall`) when
+/// it is no sleep ([`sleep_tick`] judges those) and may be a monitor's between two frames,
+/// drawn as [`SleepTick::drawn`] tells: a wait on a lock with a timeout (Python's
+/// `threading.Event().wait(2)`, a `futex` until a point in time: [`lock_timer`]), or a
+/// poll-family wait with a timeout on no descriptor (`select.select([], [], [], 2)`), on
+/// pipes, or on descriptors none of which is the terminal (node's event loop on its own
+/// pipes and eventfds, its next timer the timeout), within [`CLOCK_HORIZON`]. Something else
+/// than the clock may end such a wait (see [`SleepTick::woken`]): whether anything can is
+/// `between_frames`' to find, once the group is known.
+pub(super) fn wait_tick(
+    base: &str,
+    syscall: &str,
+    activity: &Activity,
+    probe: Probe<'_>,
+) -> Option<SleepTick> {
+    // (Nothing of the thread's memory is read unless a frame was drawn.)
+    if !frame_drawn(probe) {
+        return None;
+    }
+    let Activity::Other(what) = activity else { return None };
+    let name = what.split_ascii_whitespace().next()?;
+    let polled = what.ends_with(NOT_THE_TERMINAL)
+        || what.ends_with(" on pipes")
+        || what.ends_with(" on no descriptor (a sleep)");
+    let (timer, until) = match name {
+        "futex" => lock_timer(base, syscall)?,
+        _ if polled => (timeout(base, name, syscall)?, false),
+        _ => return None,
+    };
+    let drawn =
+        timer <= CLOCK_HORIZON && frames_apart(timer, until, probe) >= procfs::SHORTEST_TICK;
+    drawn.then_some(SleepTick { timer, until, idle: false, repeated: false, drawn, woken: true })
 }
 
 /// Whether the terminal `probe` looks at shows a full-screen program drawn on since its last
