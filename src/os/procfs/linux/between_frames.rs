@@ -30,7 +30,8 @@ pub(super) fn between_frames(
         let privates = if t.tick.is_some_and(|tick| tick.woken && tick.drawn) {
             ticking = true;
             match on_any_lock(t) {
-                true => Vec::new(),
+                true if still_on_its_lock(&base) => Vec::new(),
+                true => return false,
                 false => {
                     let Some(privates) = timed_poll_of_own(&base, looks) else { return false };
                     privates
@@ -52,7 +53,55 @@ pub(super) fn between_frames(
     }
     ticking
         && (held.is_empty()
-            || held_by_none_but(member.pid, &held, &session_holders(member, candidates), looks))
+            || held_by_none_but(member.pid, &held, &session_holders(member, candidates), looks)
+                && held.iter().all(|&private| unready(member.pid, private, looks)))
+}
+
+/// Whether `private`, a pipe or eventfd only process `pid` holds, has nothing that would wake
+/// a wait on it at once: an eventfd with a count of 0 (`eventfd-count`, in hexadecimal), a pipe whose write
+/// end the process holds (with none, its reader is at its end: a child that wrote and ended
+/// left its parent seen asleep on the pipe a moment later, under load). `false` when that
+/// cannot be told.
+fn unready(pid: i32, private: Private, looks: &Looks) -> bool {
+    let found = search_descriptors(pid, looks, |path, target| {
+        let fdinfo = || {
+            let (process, fd) = path.rsplit_once("/fd/")?;
+            read_fdinfo(&format!("{process}/fdinfo/{fd}"))
+        };
+        match private {
+            Private::Pipe(inode) if target == format!("pipe:[{inode}]") => {
+                // (`flags` in octal: `O_WRONLY` or `O_RDWR`, the write end.)
+                let info = fdinfo()?;
+                let flags = info.lines().find_map(|line| line.strip_prefix("flags:"))?;
+                let flags = u64::from_str_radix(flags.trim(), 8).ok()?;
+                (flags & 3 != 0).then_some(())
+            }
+            Private::EventFd(_) if target == "anon_inode:[eventfd]" => {
+                let info = fdinfo()?;
+                if eventfd_id(&info).map(Private::EventFd) != Some(private) {
+                    return None;
+                }
+                let count = info.lines().find_map(|line| line.strip_prefix("eventfd-count:"))?;
+                (u64::from_str_radix(count.trim(), 16).ok()? == 0).then_some(())
+            }
+            _ => None,
+        }
+    });
+    matches!(found, Search::Found(()))
+}
+
+/// Whether the thread at `base`, seen waiting on a lock when its process was looked at, is
+/// still asleep on one that is not released ([`thread::lock_released`]), now that every other
+/// thread was looked at after it: a worker that released it (Python's `Event.set`) and ended
+/// between the two looks was no longer seen, and its waiter, seen before, read as a monitor
+/// between two frames (under load, 2 runs in 5).
+fn still_on_its_lock(base: &str) -> bool {
+    match thread::look(base) {
+        thread::Look::Sleeping { syscall, activity: Activity::Other(name), .. } => {
+            name == "futex" && !thread::lock_released(base, &syscall)
+        }
+        _ => false,
+    }
 }
 
 /// The pipes and eventfds ([`Private`]) the poll-family wait the thread at `base` is in waits

@@ -665,8 +665,8 @@ fn frames_apart(timer: std::time::Duration, until: bool, probe: Probe<'_>) -> st
 
 /// The tick of thread `tid`'s timed wait (`activity`, with the arguments in `syscall`) when
 /// it is no sleep ([`sleep_tick`] judges those) and may be a monitor's between two frames,
-/// drawn as [`SleepTick::drawn`] tells: a wait on a lock with a timeout (Python's
-/// `threading.Event().wait(2)`, a `futex` until a point in time: [`lock_timer`]), or a
+/// drawn as [`SleepTick::drawn`] tells: a wait on a lock of its process's own with a timeout
+/// (Python's `threading.Event().wait(2)`, a `futex` until a point in time: [`lock_timer`]), or a
 /// poll-family wait with a timeout on no descriptor (`select.select([], [], [], 2)`), on
 /// pipes, or on descriptors none of which is the terminal (node's event loop on its own
 /// pipes and eventfds, its next timer the timeout), within [`CLOCK_HORIZON`]. Something else
@@ -687,14 +687,30 @@ pub(super) fn wait_tick(
     let polled = what.ends_with(NOT_THE_TERMINAL)
         || what.ends_with(" on pipes")
         || what.ends_with(" on no descriptor (a sleep)");
+    // (A lock of its process's own, `FUTEX_PRIVATE_FLAG`: no other process can wake it.)
+    let own_lock = || syscall_arg(syscall, 1).is_some_and(|op| op & 128 != 0);
     let (timer, until) = match name {
-        "futex" => lock_timer(base, syscall)?,
+        "futex" if own_lock() && !lock_released(base, syscall) => lock_timer(base, syscall)?,
         _ if polled => (timeout(base, name, syscall)?, false),
         _ => return None,
     };
     let drawn =
         timer <= CLOCK_HORIZON && frames_apart(timer, until, probe) >= procfs::SHORTEST_TICK;
     drawn.then_some(SleepTick { timer, until, idle: false, repeated: false, drawn, woken: true })
+}
+
+/// Whether the lock the thread at `base` waits on (`futex`, with the arguments in `syscall`)
+/// was released already, its wake-up under way: the word at its address no longer holds the
+/// value it sleeps on (a waker changes it before it wakes the thread: `sem_post`, a condition
+/// variable's signal). Python's `Event.set` by a worker that then ended left its waiter seen
+/// asleep on the lock a moment later, under load, taken for a monitor's wait. `true` too
+/// when the word cannot be read.
+pub(super) fn lock_released(base: &str, syscall: &str) -> bool {
+    let (Some(address), Some(value)) = (syscall_arg(syscall, 0), syscall_arg(syscall, 2)) else {
+        return true;
+    };
+    let mut word = [0u8; 4];
+    read_memory(base, address, &mut word).is_err() || u64::from(u32::from_ne_bytes(word)) != value
 }
 
 /// Whether the terminal `probe` looks at shows a full-screen program drawn on since its last
