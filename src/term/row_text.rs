@@ -221,3 +221,121 @@ pub(crate) fn holds_wide_or_marked(grid: &Grid<Cell>) -> bool {
             .any(|cell| cell.flags.intersects(wide) || has_marks(cell))
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alacritty_terminal::vte::ansi::{Color, NamedColor};
+
+    /// Puts one kind of cell in the first cell, which may make the second its spacer.
+    type Kind = dyn Fn(&mut Cell, &mut Cell);
+
+    /// The text of `cells` up to `last` a character at a time, as `cells_text` defines it.
+    fn reference(cells: &[Cell], last: usize) -> String {
+        let mut text = String::new();
+        for cell in cells[..=last].iter().filter(|cell| !cell.flags.intersects(SPACERS)) {
+            text.push(if cell.c == '\t' { ' ' } else { cell.c });
+            text.extend(cell.zerowidth().unwrap_or_default());
+        }
+        text
+    }
+
+    /// A row of `cols` cells, `put` applied to each with its column.
+    fn row(cols: usize, put: impl Fn(usize, &mut Cell)) -> Row<Cell> {
+        let mut row = Row::new(cols);
+        for col in 0..cols {
+            put(col, &mut row[Column(col)]);
+        }
+        row
+    }
+
+    /// Every kind of cell the general path takes, at every position after a plain beginning of
+    /// every length (0 to 17: the 8-cell blocks and the cells after them), and cells with more
+    /// combining marks than four bytes hold (a layout that gave each cell four bytes of room was
+    /// tried, BENCHMARKS.md §25), at the end of the row or before other cells.
+    #[test]
+    fn rows_encoded_a_character_at_a_time_match_the_characters() {
+        let kinds: [&Kind; 10] = [
+            &|cell, _| cell.c = '\t',
+            &|cell, _| cell.c = '\u{1}',
+            &|cell, _| cell.c = '\u{7f}',
+            &|cell, _| cell.c = 'é',
+            &|cell, spacer| {
+                cell.c = '中';
+                cell.flags.insert(Flags::WIDE_CHAR);
+                spacer.flags.insert(Flags::WIDE_CHAR_SPACER);
+            },
+            &|cell, spacer| {
+                cell.c = '😀';
+                cell.flags.insert(Flags::WIDE_CHAR);
+                spacer.flags.insert(Flags::WIDE_CHAR_SPACER);
+            },
+            &|cell, _| {
+                cell.c = 'e';
+                cell.push_zerowidth('\u{301}');
+            },
+            // Forty marks of three bytes: 120 bytes on one cell.
+            &|cell, _| {
+                cell.c = 'a';
+                (0..40).for_each(|_| cell.push_zerowidth('\u{20dd}'));
+            },
+            // An extra part without marks.
+            &|cell, _| cell.set_underline_color(Some(Color::Named(NamedColor::Red))),
+            &|cell, _| {
+                cell.c = ' ';
+                cell.flags.insert(Flags::LEADING_WIDE_CHAR_SPACER);
+            },
+        ];
+        const COLS: usize = 24;
+        for (k, kind) in kinds.iter().enumerate() {
+            for plain in 0..=17 {
+                for after in [0, 1, 4] {
+                    let cols = plain + 2 + after;
+                    assert!(cols <= COLS);
+                    let mut row = row(COLS, |col, cell| {
+                        cell.c = if col < cols { char::from(b'a' + (col % 26) as u8) } else { ' ' };
+                        if col == cols - 1 {
+                            // The line goes on on the next row: every cell is kept.
+                            cell.flags.insert(Flags::WRAPLINE);
+                        }
+                    });
+                    let (head, tail) = row[..].split_at_mut(plain + 1);
+                    kind(&mut head[plain], &mut tail[0]);
+                    let last = cols - 1;
+                    let expected = reference(&row[..], last);
+                    for start in ["", "→ 前の"] {
+                        let mut out = String::from(start);
+                        cells_text(&row[..], last, &mut out);
+                        assert_eq!(
+                            out,
+                            format!("{start}{expected}"),
+                            "kind {k}, plain {plain}, after {after}"
+                        );
+                    }
+                    let cells = &row[..];
+                    let from = last_text(cells).filter(|&end| end >= plain);
+                    let expected =
+                        from.map_or(String::new(), |end| reference(&cells[plain..], end - plain));
+                    let mut out = String::new();
+                    text_from_cell(&row, plain, &mut out);
+                    assert_eq!(
+                        out, expected,
+                        "kind {k}, plain {plain}, after {after}, from the cell"
+                    );
+                }
+            }
+        }
+    }
+
+    /// Many marks on every cell, more than four bytes each.
+    #[test]
+    fn a_row_of_marked_cells_is_encoded_whole() {
+        let row = row(80, |col, cell| {
+            cell.c = 'ä';
+            (0..col % 7).for_each(|_| cell.push_zerowidth('\u{1d167}'));
+        });
+        let mut out = String::new();
+        row_text(&row, &mut out);
+        assert_eq!(out, reference(&row[..], 79));
+    }
+}
