@@ -2221,49 +2221,6 @@ fn a_command_vim_runs_that_asks_for_a_line_waits_for_input() {
     toolbox.call("terminal_close", &serde_json::json!({ "session_id": id }));
 }
 
-/// A job neovim runs that rests on a pipe a while (`:!read x <gate; sleep 3; echo over`, its
-/// FIFO written once neovim read as waiting for keys) is still a job once it sleeps: a key
-/// typed then is queued until `over` is drawn. The readings made for the one wait, all
-/// within a few milliseconds, found the job at rest twice in a row, which kept neovim's wait
-/// and made the job a server, present when neovim waited: the key read `nvim waiting for
-/// keys` 0.1 s after it, with the sleep's 3 s to go (14 runs in 20).
-#[test]
-fn a_job_neovim_runs_that_rests_on_a_pipe_a_while_is_still_a_job() {
-    if !require("nvim") {
-        return;
-    }
-    let dir = TestDir::new("nvim-fifo");
-    let home = dir.display().to_string();
-    let gate = dir.join("gate");
-    let _ = std::fs::remove_file(&gate);
-    let mode = rustix::fs::Mode::from_raw_mode(0o600);
-    rustix::fs::mknodat(rustix::fs::CWD, &gate, rustix::fs::FileType::Fifo, mode, 0).unwrap();
-    let engine = engine();
-    let spec = SpawnSpec::new("nvim").args(["--clean", "-n"]).cwd(&dir).env("HOME", &home);
-    let s = engine.spawn(spec.size(80, 24)).unwrap();
-    expect(&s, Until::input_wait());
-    // The job waits on its FIFO: neovim reads keys meanwhile. (Once it is there: a reading
-    // before it started found no job.)
-    let keys = ":!echo ready; read x <lt>gate; sleep 3; echo over<Enter>";
-    s.send_keys_and_wait(keys, Until::screen_contains("ready"), LONG).unwrap();
-    let outcome = s.wait(Until::input_wait(), LONG).unwrap();
-    assert!(outcome.matched().is_some(), "{outcome}");
-    // (Opened once the job opens it to read: at once, the job blocked opening it.)
-    let began = Instant::now();
-    let (sent, written) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        use std::io::Write;
-        let gate = std::fs::OpenOptions::new().write(true).open(&gate);
-        let _ = sent.send(gate.and_then(|mut gate| gate.write_all(b"go\n")));
-    });
-    written.recv_timeout(LONG).expect("the job never read its FIFO").unwrap();
-    // (The key, read once the job ended, dismisses its `Press ENTER`: the time tells.)
-    let outcome = s.send_keys_and_wait("<Esc>", Until::input_wait(), LONG).unwrap();
-    assert!(outcome.matched().is_some(), "{outcome}");
-    assert!(began.elapsed() >= Duration::from_secs(3), "{:?}: {outcome}", began.elapsed());
-    s.close().unwrap();
-}
-
 /// A pager behind a parent that shuttles data between pipes with `select` (man between its
 /// formatter and its pager, `man bash`) waits for input: that parent waits on the pipes'
 /// other ends, as one blocked reading or writing a pipe does.

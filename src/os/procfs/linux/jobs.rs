@@ -24,10 +24,8 @@ const MEMBER_CHILDREN: usize = 64;
 /// only sleep longer than that or wait for their children that do (`:!sleep 300`); `None` when
 /// there is no such job, or one waits on anything else (on its pipe for the editor's requests):
 /// the group's own answer stands. A job counts when it started since the last input, or since
-/// the group was last found waiting (kept across probes in `probe.timers`, once a later
-/// reading found it so too, nothing of it at work in between, and only `AT_REST_CONFIRMED`
-/// after the first where that one found a job at rest, as `JobsSeen` tells: a single one may
-/// have caught a job between two states, or one resting on a pipe a moment): neovim
+/// the group was last found waiting (kept across probes in `probe.timers`, once two readings
+/// in a row found it so: a single one may have caught a job between two states): neovim
 /// queues a key typed while its `:!cmd` runs until it ends (whose output it may show as it
 /// comes). A job present when the group waited is a server and is not looked at; a server on a clock (a
 /// language server neovim starts detached, polling on a timer) is taken for work until once
@@ -40,41 +38,26 @@ pub(super) fn job_verdict(
     probe: Probe<'_>,
 ) -> Option<InputWait> {
     let seen = probe.timers.map(|timers| &timers.jobs);
-    // (Before the jobs are listed: one started after is not taken for one present then.)
-    let at = std::time::Instant::now();
-    let jobs = judge_jobs(members, candidates, probe);
-    probe.looks.job_answered.set(matches!(jobs, Jobs::Answer(_)));
+    let verdict = judge_jobs(members, candidates, probe);
+    probe.looks.job_answered.set(verdict.is_some());
     if let Some(seen) = seen {
-        // (Kept once a later reading finds the group waiting too: see `JobsSeen`.)
+        // (Kept once the next reading finds the group waiting too: see `JobsSeen`.)
         let pids: Vec<i32> = members.iter().map(|m| m.pid).collect();
-        match jobs {
-            Jobs::None => seen.waiting(&pids, at, false),
-            Jobs::AtRest => seen.waiting(&pids, at, true),
-            Jobs::Answer(_) => seen.at_work(&pids),
+        match verdict {
+            None => seen.waiting(&pids, std::time::Instant::now()),
+            Some(_) => seen.at_work(&pids),
         }
     }
-    match jobs {
-        Jobs::Answer(answer) => Some(answer),
-        Jobs::None | Jobs::AtRest => None,
-    }
-}
-
-/// What [`judge_jobs`] found of a group's jobs.
-enum Jobs {
-    /// None started since the input or since the group last waited (or no input was sent).
-    None,
-    /// Some, every process of them at rest: waiting on anything but a clock or its children
-    /// (on a pipe); the group's own answer stands.
-    AtRest,
-    /// What they make of the group: at work, asleep, or undecided.
-    Answer(InputWait),
+    verdict
 }
 
 /// [`job_verdict`]'s answer, what it keeps aside.
-fn judge_jobs(members: &[ProcStat], candidates: Option<&[i32]>, probe: Probe<'_>) -> Jobs {
-    let Some(input_at) = probe.input_at else {
-        return Jobs::None;
-    };
+fn judge_jobs(
+    members: &[ProcStat],
+    candidates: Option<&[i32]>,
+    probe: Probe<'_>,
+) -> Option<InputWait> {
+    let input_at = probe.input_at?;
     let seen = probe.timers.map(|timers| &timers.jobs);
     let mut pending: Vec<(ProcStat, i32)> = Vec::new();
     for member in members.iter().filter(|m| has_live_threads(m)) {
@@ -91,25 +74,11 @@ fn judge_jobs(members: &[ProcStat], candidates: Option<&[i32]>, probe: Probe<'_>
         pending.extend(jobs.map(|job| (job, member.pid)));
     }
     if pending.is_empty() {
-        return Jobs::None;
+        return None;
     }
     if pending.len() > JOB_PROCESSES {
-        return Jobs::Answer(too_many(pending[0].1));
+        return Some(too_many(pending[0].1));
     }
-    match look_at_jobs(pending, candidates, probe) {
-        Some(answer) => Jobs::Answer(answer),
-        None => Jobs::AtRest,
-    }
-}
-
-/// What the jobs' processes `pending` (each with the member that started its job) make of
-/// the group, looked at one by one with their children (see [`job_verdict`]): `None` when
-/// every one is at rest.
-fn look_at_jobs(
-    mut pending: Vec<(ProcStat, i32)>,
-    candidates: Option<&[i32]>,
-    probe: Probe<'_>,
-) -> Option<InputWait> {
     // The sleep that ends soonest, with its reason, while every process looked at only
     // sleeps so or waits for its children.
     let mut asleep: Option<(String, std::time::Duration)> = Some((String::new(), Duration::MAX));
@@ -321,40 +290,6 @@ mod tests {
         kill(pid);
         shell.wait().unwrap();
         assert!(matches!(verdict, Some(InputWait::NotWaiting { .. })), "{verdict:?}");
-    }
-
-    /// A reading that finds the group itself at work (not only a job of it) ends a first
-    /// sighting of its wait: the next one found waiting is a first sighting again, not the
-    /// one that keeps the wait from before the work.
-    #[test]
-    fn a_group_found_at_work_ends_a_sighting_of_its_wait() {
-        use std::os::unix::process::CommandExt;
-        let timers = crate::os::procfs::TimerSightings::default();
-        let looks = crate::os::procfs::Looks::new();
-        let probe = Probe { timers: Some(&timers), ..Probe::quiet_for(Duration::ZERO, &looks) };
-        let mut spin = std::process::Command::new("sh")
-            .args(["-c", "while :; do :; done"])
-            .process_group(0)
-            .spawn()
-            .unwrap();
-        let pid = spin.id() as i32;
-        let start = std::time::Instant::now();
-        timers.jobs.waiting(&[pid], start, false);
-        let deadline = start + Duration::from_secs(60);
-        let answer = loop {
-            let answer = group_wait(pid, None, None, probe);
-            if matches!(answer, InputWait::NotWaiting { .. })
-                || std::time::Instant::now() > deadline
-            {
-                break answer;
-            }
-            std::thread::yield_now();
-        };
-        spin.kill().unwrap();
-        spin.wait().unwrap();
-        assert!(matches!(answer, InputWait::NotWaiting { .. }), "{answer:?}");
-        timers.jobs.waiting(&[pid], start + Duration::from_secs(1), false);
-        assert_eq!(timers.jobs.waited(pid), None, "the sighting before the work kept");
     }
 
     /// A job process whose name is not UTF-8 (a shell run as a file named `sh\xff`) that

@@ -398,23 +398,6 @@ pub(super) fn group_wait(
     probe: Probe<'_>,
 ) -> InputWait {
     let members = members(pgrp, sid, candidates);
-    let answer = members_wait(pgrp, sid, candidates, probe, &members);
-    // A group found at work ends a sighting of its wait not confirmed yet, as a job of it
-    // found so does (see `JobsSeen`).
-    if let (InputWait::NotWaiting { .. }, Some(timers)) = (&answer, probe.timers) {
-        timers.jobs.at_work(&members.iter().map(|m| m.pid).collect::<Vec<_>>());
-    }
-    answer
-}
-
-/// [`group_wait`]'s answer for group `pgrp`, whose members are `members`.
-fn members_wait(
-    pgrp: i32,
-    sid: Option<i32>,
-    candidates: Option<&[i32]>,
-    probe: Probe<'_>,
-    members: &[ProcStat],
-) -> InputWait {
     if members.is_empty() {
         // The terminal between two jobs: the last one's processes are reaped, and its
         // shell, the session's leader, has not yet taken the terminal back (a loop's
@@ -604,7 +587,7 @@ fn members_wait(
     }
     // A member that prints nowhere leaves the group busy (or asleep) unless another reads
     // the terminal.
-    if let Some(not) = silent.verdict(reader, members, &behind_threads, probe.looks) {
+    if let Some(not) = silent.verdict(reader, &members, &behind_threads, probe.looks) {
         return not;
     }
     // The client waits for input when its relay, a process of another session that has
@@ -615,13 +598,13 @@ fn members_wait(
     // A proxy `ssh` started for its connection (`ProxyCommand`) waits on the network for
     // it: the wait of the member that reads the terminal is theirs.
     let relayed = relayed.into_iter().find_map(|(member, not)| {
-        let proxy = reader.is_some_and(|r| proxy_of_ssh(member, r, members, probe.looks));
+        let proxy = reader.is_some_and(|r| proxy_of_ssh(member, r, &members, probe.looks));
         (!proxy).then_some(not)
     });
     if let Some(not) = relayed {
         // (The relay, or the one program it hosts: see [`judge_relay`].)
         let relay = match (reader, sid) {
-            (None, Some(sid)) => reader_through_relay(pgrp, sid, members, candidates, probe),
+            (None, Some(sid)) => reader_through_relay(pgrp, sid, &members, candidates, probe),
             _ => None,
         };
         // A program a relay hosts that is busy with the last input, or asleep for longer
@@ -662,7 +645,7 @@ fn members_wait(
                 // than any default wait there, which the members then sleep with, as with
                 // a child of their own (judged below).
                 let detached = detached_children(
-                    members,
+                    &members,
                     behind_pids.iter().copied(),
                     candidates,
                     probe.looks,
@@ -687,7 +670,7 @@ fn members_wait(
                     && behind_threads.iter().any(|(_, threads)| waits_for_signal(threads))
                 {
                     if let Some(reader) =
-                        reader_through_relay(pgrp, sid, members, candidates, probe)
+                        reader_through_relay(pgrp, sid, &members, candidates, probe)
                     {
                         return InputWait::Waiting { reader: Some(reader) };
                     }
@@ -712,7 +695,7 @@ fn members_wait(
                     (None, Some((reason, timer)), None, _)
                         if unknown.is_empty()
                             && behind_threads.iter().all(|(pid, threads)| {
-                                asleep_long(*pid, threads, members, asleep, candidates)
+                                asleep_long(*pid, threads, &members, asleep, candidates)
                             }) =>
                     {
                         InputWait::Sleeping { reason, timer }
@@ -741,7 +724,7 @@ fn members_wait(
     }
     // A job a member started since the last input, which it shows the output of when it
     // ends (neovim's `:!cmd`), keeps it busy or asleep while it works or sleeps.
-    if let Some(job) = job_verdict(members, candidates, probe) {
+    if let Some(job) = job_verdict(&members, candidates, probe) {
         return job;
     }
     InputWait::Waiting { reader }
