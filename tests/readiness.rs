@@ -3628,9 +3628,12 @@ fn a_python_monitor_waiting_on_a_lock_or_in_select_settles_at_its_first_frame() 
 }
 
 /// A full-screen program that drew and waits on a clock for its work before it asks (a lock
-/// a worker thread at work sets, a socket beside an eventfd of its own, as node's event loop
-/// waits on one, a pipe another process writes to, each with a timeout) is working, not a monitor between two frames: the call
-/// waits for its question.
+/// a worker thread at work sets, or one polling its work every 100 ms, a queue a sleeping
+/// worker fills, a future a worker waiting for a child completes, a socket beside an eventfd
+/// of its own, as node's event loop waits on one, a pipe another process writes to, each with
+/// a timeout) is working, not a monitor between two frames: the call waits for its question.
+/// (`poller`, `queue` and `child` settled at `loading`, the other threads taken as idle:
+/// review vy.)
 #[test]
 fn a_full_screen_program_waiting_for_its_work_with_a_timeout_is_no_monitor() {
     if !require("bash") || !require("tput") || !require("python3") {
@@ -3647,6 +3650,16 @@ fn a_full_screen_program_waiting_for_its_work_with_a_timeout_is_no_monitor() {
          while time.monotonic() < end: pass\n    done.set()\n\
          if how == 'worker':\n    done = threading.Event()\n    \
          threading.Thread(target=work, args=(done,), daemon=True).start(); done.wait(10)\n\
+         elif how == 'poller':\n    done = threading.Event()\n    \
+         def poll():\n        end = time.monotonic() + 1.5\n        \
+         while time.monotonic() < end: time.sleep(0.1)\n        done.set()\n    \
+         threading.Thread(target=poll, daemon=True).start(); done.wait(10)\n\
+         elif how == 'queue':\n    import queue; q = queue.Queue()\n    \
+         threading.Thread(target=lambda: (time.sleep(1.5), q.put(1)), daemon=True).start()\n    \
+         q.get(timeout=10)\n\
+         elif how == 'child':\n    from concurrent.futures import ThreadPoolExecutor\n    \
+         run = lambda: subprocess.run(['sleep', '1.5'], start_new_session=True)\n    \
+         ThreadPoolExecutor(1).submit(run).result(timeout=10)\n\
          elif how == 'socket':\n    (a, b), e = socket.socketpair(), os.eventfd(0)\n    \
          threading.Thread(target=lambda: (time.sleep(1.5), b.send(b'x')), daemon=True).start()\n    \
          select.select([a, e], [], [], 10)\n\
@@ -3659,7 +3672,7 @@ fn a_full_screen_program_waiting_for_its_work_with_a_timeout_is_no_monitor() {
     let asks = asks.display();
     let start = serde_json::json!({ "argv": ["bash", "--norc", "--noprofile"],
                                     "env": { "TERM": "xterm-256color" }, "input_wait": true });
-    for how in ["worker", "socket", "pipe"] {
+    for how in ["worker", "poller", "queue", "child", "socket", "pipe"] {
         let started = toolbox.call("terminal_start", &start);
         let id = started.structured.as_ref().unwrap()["session_id"].clone();
         let text = format!("tput smcup; python3 {asks} {how}");

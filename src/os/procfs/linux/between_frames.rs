@@ -9,13 +9,17 @@ use super::*;
 
 /// Whether `member`, a process alone in its group that drew the terminal's last frame, with
 /// its threads' observations `threads`, waits between two frames of a monitor (see
-/// [`SleepTick::woken`]): a thread at least in a timed wait drawn so, on a lock or on pipes
-/// and eventfds alone ([`Private`]) or no descriptor; every other thread asleep as
-/// [`idle_behind`] tells (on a lock, in a sleep) or blocked with no timeout on pipes and
-/// eventfds alone ([`thread::blocked_until_woken`]: node's other event loop); and no other
-/// process of the session (of `candidates` when given, else of its POSIX session) holding any
-/// of those pipes and eventfds ([`held_by_none_but`]). A thread at work (a worker loading
-/// what the next screen shows), on a socket, or on the terminal makes it no monitor's wait.
+/// [`SleepTick::woken`]): one thread in a timed wait drawn so, on a lock or on pipes and
+/// eventfds alone ([`Private`]) or no descriptor; every other thread asleep on a lock of the
+/// process's own with no timeout ([`thread::on_own_lock`]) or blocked with no timeout on pipes
+/// and eventfds alone ([`thread::blocked_until_woken`]: node's other event loop); no child of
+/// its own; and no other process of the session (of `candidates` when given, else of its POSIX
+/// session) holding any of those pipes and eventfds ([`held_by_none_but`]). A thread at work
+/// (a worker loading what the next screen shows), asleep (a worker polling its work every
+/// 100 ms), waiting for a child or reading a pipe, on a clock of its own, on a socket, or on
+/// the terminal makes it no monitor's wait (review vy: each of those settled at `loading`).
+/// A pipe's fill cannot be read from `/proc`: one written by a worker that then ended is not
+/// told from an empty one.
 pub(super) fn between_frames(
     member: &ProcStat,
     threads: &[ThreadObs],
@@ -28,7 +32,10 @@ pub(super) fn between_frames(
     for t in threads {
         let base = format!("/proc/{}/task/{}", member.pid, t.tid);
         let privates = if t.tick.is_some_and(|tick| tick.woken && tick.drawn) {
-            ticking = true;
+            // (One clock: a worker polling on a clock of its own is at work.)
+            if std::mem::replace(&mut ticking, true) {
+                return false;
+            }
             match on_any_lock(t) {
                 true if still_on_its_lock(&base) => Vec::new(),
                 true => return false,
@@ -37,7 +44,7 @@ pub(super) fn between_frames(
                     privates
                 }
             }
-        } else if idle_behind(std::slice::from_ref(t)) {
+        } else if thread::on_own_lock(&base) {
             Vec::new()
         } else {
             match thread::blocked_until_woken(&base, tty, looks) {
@@ -51,7 +58,9 @@ pub(super) fn between_frames(
             }
         }
     }
+    // (A child of its own may end the wait: a worker's `subprocess.run`, node's `spawn`.)
     ticking
+        && relay::children(member.pid, candidates).is_empty()
         && (held.is_empty()
             || held_by_none_but(member.pid, &held, &session_holders(member, candidates), looks)
                 && held.iter().all(|&private| unready(member.pid, private, looks)))
@@ -94,11 +103,14 @@ fn unready(pid: i32, private: Private, looks: &Looks) -> bool {
 /// still asleep on one that is not released ([`thread::lock_released`]), now that every other
 /// thread was looked at after it: a worker that released it (Python's `Event.set`) and ended
 /// between the two looks was no longer seen, and its waiter, seen before, read as a monitor
-/// between two frames (under load, 2 runs in 5).
+/// between two frames (under load, 2 runs in 5). It must still be a timed wait on a lock of
+/// its own with [`TIMER_SLACK`](crate::os::procfs::TIMER_SLACK) or more to go
+/// ([`thread::own_lock_tick`]): one that woke from `Event.wait` and went into Python's 5 ms
+/// wait for its interpreter lock is not.
 fn still_on_its_lock(base: &str) -> bool {
     match thread::look(base) {
         thread::Look::Sleeping { syscall, activity: Activity::Other(name), .. } => {
-            name == "futex" && !thread::lock_released(base, &syscall)
+            name == "futex" && thread::own_lock_tick(base, &syscall).is_some()
         }
         _ => false,
     }

@@ -514,7 +514,7 @@ pub(super) fn others_wait_on_own_locks(base: &str, tid: i32) -> bool {
 
 /// Whether the thread at `base` is asleep on a lock of its process's own with no timeout
 /// (see [`waits_on_own_lock`]), or gone or dead.
-fn on_own_lock(base: &str) -> bool {
+pub(super) fn on_own_lock(base: &str) -> bool {
     match look(base) {
         Look::Gone => true,
         Look::Sleeping { syscall, activity: Activity::Other(name), .. } => {
@@ -687,16 +687,26 @@ pub(super) fn wait_tick(
     let polled = what.ends_with(NOT_THE_TERMINAL)
         || what.ends_with(" on pipes")
         || what.ends_with(" on no descriptor (a sleep)");
-    // (A lock of its process's own, `FUTEX_PRIVATE_FLAG`: no other process can wake it.)
-    let own_lock = || syscall_arg(syscall, 1).is_some_and(|op| op & 128 != 0);
     let (timer, until) = match name {
-        "futex" if own_lock() && !lock_released(base, syscall) => lock_timer(base, syscall)?,
+        "futex" => own_lock_tick(base, syscall)?,
         _ if polled => (timeout(base, name, syscall)?, false),
         _ => return None,
     };
     let drawn =
         timer <= CLOCK_HORIZON && frames_apart(timer, until, probe) >= procfs::SHORTEST_TICK;
     drawn.then_some(SleepTick { timer, until, idle: false, repeated: false, drawn, woken: true })
+}
+
+/// What is left of the timed wait on a lock of its process's own (`FUTEX_PRIVATE_FLAG`: no
+/// other process can wake it) the thread at `base` is in (`futex`, with the arguments in
+/// `syscall`), and whether it is one until a point in time ([`lock_timer`]), when
+/// [`TIMER_SLACK`] or more is left and the lock is not released already ([`lock_released`]):
+/// Python's 5 ms waits for its interpreter lock, the terminal's quiet added as to a
+/// deadline's, read as a monitor's frames 0.5 s apart (review vy).
+pub(super) fn own_lock_tick(base: &str, syscall: &str) -> Option<(std::time::Duration, bool)> {
+    syscall_arg(syscall, 1).filter(|op| op & 128 != 0)?;
+    let (timer, until) = lock_timer(base, syscall)?;
+    (timer >= TIMER_SLACK && !lock_released(base, syscall)).then_some((timer, until))
 }
 
 /// Whether the lock the thread at `base` waits on (`futex`, with the arguments in `syscall`)
