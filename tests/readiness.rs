@@ -3740,52 +3740,6 @@ fn a_python_program_sleeping_before_its_question_on_the_primary_screen_is_no_mon
     toolbox.call("terminal_close", &serde_json::json!({ "session_id": id }));
 }
 
-/// A frame whose output termloom read only once the next job had the terminal is not that
-/// job's: after a long output (tr's), `clear`'s erase waits behind it unread while the shell
-/// gives the terminal to a Python program that prints a line and sleeps before it asks, and
-/// was taken for that program's, asleep between two frames: `redrawing on a timer`, before
-/// its question (3 runs of 12 with `tput smcup; clear` alone, review vq). The long output
-/// only makes the erase's late reading likely (without the fix 20 runs of 20 failed, 14 on
-/// `clear`, 6 on the shell's own `printf`, which draws the erase in the second command); the
-/// call waits for the question either way.
-#[test]
-fn a_frame_read_after_the_next_job_took_the_terminal_is_not_that_jobs() {
-    if !require("bash") || !require("tput") || !require("python3") || !require("tr") {
-        return;
-    }
-    let toolbox = termloom::tools::Toolbox::new(engine());
-    // (The interpreter itself: a `pyenv` shim writes to files before it, which counts as
-    // the program's writing.)
-    let python = std::process::Command::new("python3")
-        .args(["-c", "import sys; print(sys.executable)"])
-        .output()
-        .unwrap();
-    let python = String::from_utf8(python.stdout).unwrap();
-    let asks = format!(
-        "{} -c 'import sys, time; print(\"working\"); sys.stdout.flush(); \
-         time.sleep(1.5); input(\"enter a number: \")'",
-        python.trim()
-    );
-    for command in [
-        format!("tput smcup; head -c 300000 /dev/zero | tr '\\0' 0; clear; {asks}"),
-        format!("tput smcup; printf '%0300000d\\033[H\\033[2J' 0; {asks}"),
-        // (As in the review: read late only under load, 9 runs of 12 beside two CPU burners.)
-        format!("tput smcup; clear; {asks}"),
-    ] {
-        let start = serde_json::json!({ "argv": ["bash", "--norc", "--noprofile"],
-                                        "env": { "TERM": "xterm-256color" },
-                                        "input_wait": true });
-        let started = toolbox.call("terminal_start", &start);
-        let id = started.structured.as_ref().unwrap()["session_id"].clone();
-        let arguments = serde_json::json!({ "session_id": id, "text": command, "submit": true,
-                                            "timeout_ms": 20000 });
-        let said = toolbox.call("terminal_send", &arguments).text;
-        assert!(said.contains("enter a number: "), "{command}: {said}");
-        assert!(!said.contains("redrawing on a timer"), "{command}: {said}");
-        toolbox.call("terminal_close", &serde_json::json!({ "session_id": id }));
-    }
-}
-
 /// Submits `command`, which starts `watch -n 10 date`, to session `id`: the call settles at
 /// watch's first frame, redrawing on a timer, long before its 10 s tick.
 fn settles_at_its_first_frame(

@@ -284,14 +284,6 @@ pub(crate) fn unread_input_of(slave: BorrowedFd<'_>) -> Option<u64> {
     rustix::io::ioctl_fionread(slave).ok()
 }
 
-/// How many bytes of output the terminal behind `master` holds that termloom has not read,
-/// the bytes written to its slave just before included (a poll with no timeout moves them
-/// to where `FIONREAD` counts them, as [`unread_input_of`] says). `None` when it cannot be
-/// told.
-pub(crate) fn unread_output(master: BorrowedFd<'_>) -> Option<u64> {
-    unread_input_of(master)
-}
-
 /// Starts `argv` on the slave of `pty` as a session leader with the terminal as its
 /// controlling terminal. Returns the child's pid.
 pub(crate) fn spawn(

@@ -423,15 +423,6 @@ struct Slot {
     /// one drawn since was taken by the program the input reached or started (see
     /// `procfs::TerminalSeen::full_screen_since_input`).
     full_screen_at_input: bool,
-    /// The terminal's foreground process group after the output last fed (see
-    /// `frames_group::note_groups`).
-    group_read: Option<i32>,
-    /// [`Slot::group_read`] as it was before the last reads that found the terminal holding
-    /// nothing more: the output read since was written after it was taken, and a group that
-    /// took the terminal since may not have drawn it (see `frames_group::note_groups`). Both
-    /// start as the program's group, the terminal's first foreground one (unknown, a frame
-    /// the next job did not draw was taken as one of no known group, which anyone may have).
-    group_caught_up: Option<i32>,
     /// The last input queued was typed while the terminal echoed nothing (a password, a
     /// passphrase): `ssh` owes the far end's verdict on it (see
     /// `procfs::TerminalSeen::unanswered_secret`).

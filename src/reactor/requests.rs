@@ -354,10 +354,6 @@ impl Reactor {
                 frame_start: (0, 0, false),
                 frame_group: None,
                 full_screen_at_input: false,
-                // (The program leads the session and its group, the terminal's first
-                // foreground group.)
-                group_read: Some(pid),
-                group_caught_up: Some(pid),
                 input_unechoed: false,
                 input_ends_in_line_kill: false,
                 last_typed_byte: None,

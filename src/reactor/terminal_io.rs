@@ -297,7 +297,7 @@ impl Reactor {
         if fed {
             let now = Instant::now();
             let slot = self.sessions.get_mut(&id).expect("slot exists");
-            super::frames_group::note_groups(slot, !more && !hung_up);
+            super::frames_group::note_groups(slot);
             slot.note_modify_other_keys_group();
             slot.last_output = now;
             slot.cadence.output(now);
@@ -374,7 +374,7 @@ impl Reactor {
             None => return,
         }
         slot.terminal.stop_sync();
-        super::frames_group::note_groups(slot, false);
+        super::frames_group::note_groups(slot);
         self.track_screen(id);
         self.check_waiters(id);
     }

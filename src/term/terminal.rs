@@ -363,13 +363,6 @@ impl Terminal {
         self.emulator.alternate()
     }
 
-    /// The bytes of output read since the slice that last started a frame of a full screen:
-    /// those processed (see `Emulator::fed_since_frame_start`) and those waiting for another
-    /// turn.
-    pub(crate) fn read_since_frame_start(&self) -> u64 {
-        self.emulator.fed_since_frame_start().saturating_add(self.emulator.pending_bytes())
-    }
-
     /// Whether the cursor waits at the start of a blank row of the primary screen, right
     /// below a row of text (see `Emulator::cursor_below_text`).
     pub(crate) fn cursor_below_text(&self) -> bool {

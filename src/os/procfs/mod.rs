@@ -542,22 +542,6 @@ fn has_written(pid: i32) -> bool {
         .is_ok_and(|bytes| bytes.is_some_and(|bytes| bytes > 0))
 }
 
-/// The bytes process group `pgrp` wrote (`wchar` in `/proc/PID/io`, which counts writes to
-/// any file since the fork and which `exec` keeps): its leader's and its leader's
-/// children's (a wrapper, `timeout 60 watch`, whose child draws). A group that wrote no more
-/// than the terminal was written since the start of a frame drew none of that frame (see
-/// `frames_group::note_groups`); writes to files count too (a `pyenv` shim's), and then it
-/// may be taken for the frame's. `None` when the leader's cannot be read (gone, another
-/// user's, no `/proc`).
-pub(crate) fn group_written(pgrp: i32) -> Option<u64> {
-    let wrote = |pid: i32| {
-        read_record(&format!("/proc/{pid}/io"), |io| io_field(io, "wchar:")).ok().flatten()
-    };
-    let leader = wrote(pgrp)?;
-    let children = read_pids(&format!("/proc/{pgrp}/task/{pgrp}/children")).unwrap_or_default();
-    Some(children.into_iter().filter_map(wrote).fold(leader, u64::saturating_add))
-}
-
 /// The threads process `pid` has (`num_threads`, field 20 of `/proc/PID/stat`); `None` when
 /// it cannot be read (gone, no `/proc` of ours).
 pub(crate) fn thread_count(pid: i32) -> Option<u32> {

@@ -270,12 +270,6 @@ pub(crate) struct Emulator {
     /// Erases of the whole screen (`CSI 2 J`) fed so far, on either screen: each starts a
     /// frame of a full screen, as a move to the top-left does.
     screen_clears: u64,
-    /// The bytes of output processed so far, counted a slice at a time.
-    fed: u64,
-    /// [`Emulator::fed`] at the end of the slice of output that last started a frame of a
-    /// full screen (a move to the top-left, an erase of the whole screen, the terminal gone
-    /// to its alternate screen): the bytes fed since then were written after it.
-    frame_start_fed: u64,
     /// OSC strings and sequences dropped because a bound was reached.
     dropped_osc: u64,
     /// While the alternate screen hides the primary one: the primary screen's lines from its
@@ -369,8 +363,6 @@ impl Emulator {
             pending: Vec::new(),
             since_trim: 0,
             screen_clears: 0,
-            fed: 0,
-            frame_start_fed: 0,
             wide_or_marked: false,
             drained_since_look: 0,
             frames: Frames::default(),
@@ -417,11 +409,6 @@ impl Emulator {
     /// Whether output waits for another turn.
     pub(crate) fn has_pending(&self) -> bool {
         self.repeat > 0 || !self.pending.is_empty()
-    }
-
-    /// The bytes of output read but not processed yet, waiting for another turn.
-    pub(crate) fn pending_bytes(&self) -> u64 {
-        self.pending.len() as u64
     }
 
     /// Whether the program draws whole frames on the primary screen (`Screen::frames`).
@@ -477,7 +464,6 @@ impl Emulator {
             let origin = self.term.mode().contains(TermMode::ORIGIN);
             let below_top = self.rules.region().is_some_and(|(top, _)| top > 0);
             self.scanner.set_origin_below_top(origin && below_top);
-            let marks = self.frame_marks();
             let (n, stop) = self.scanner.scan(&bytes[at..], line_budget, turn.budget);
             turn.budget = turn.budget.saturating_sub(self.scanner.take_work());
             let slice = &bytes[at..at + n];
@@ -580,27 +566,9 @@ impl Emulator {
                 }
             }
             self.settle(transcript);
-            self.fed = self.fed.wrapping_add(n as u64);
-            let (homes, clears, alternate) = self.frame_marks();
-            if (homes, clears) != (marks.0, marks.1) || (alternate && !marks.2) {
-                self.frame_start_fed = self.fed;
-            }
         }
         self.handle_events(turn);
         at
-    }
-
-    /// What a frame's start changes: the moves to the top-left, the erases of the whole
-    /// screen, and whether the alternate screen is shown.
-    fn frame_marks(&self) -> (u64, u64, bool) {
-        (self.scanner.homes(), self.screen_clears, self.alternate())
-    }
-
-    /// The bytes of output processed since the end of the slice that last started a frame of
-    /// a full screen (see `frames_group::note_groups`): whoever drew that frame wrote them
-    /// too, unless another process wrote after it.
-    pub(crate) fn fed_since_frame_start(&self) -> u64 {
-        self.fed.wrapping_sub(self.frame_start_fed)
     }
 
     /// The primary screen's lines as the alternate screen is about to hide it: those it had
