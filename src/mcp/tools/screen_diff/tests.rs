@@ -920,14 +920,10 @@ fn a_screen_seen_before_the_last_one_can_be_the_base() {
     assert!(kept.contains_key(&id) && !kept.contains_key(&SessionId(2)));
 }
 
-/// The screens a caller remembers are bounded in bytes too ([`SCREEN_BYTES_KEPT`]): large
-/// screens of many sessions do not each keep two looks (before, 256 sessions' looks of a
-/// 1000x500 screen were kept whatever their size); the sessions shown least recently go
-/// first, and the session just shown keeps its last look.
 /// A screen seen again under another foreground group (or after output past it was read)
 /// shows the same: it is the same look, whose notes are the new one's, and the screen before
-/// it stays the base. As a new look it pushed that one out: the menu closed was sent against
-/// the menu, two rows, not one.
+/// it stays the base. As a new look it pushed that one out: the screen after the menu closed
+/// was sent whole (`Shape::Whole`), not as the one row changed against the list before it.
 #[test]
 fn a_screen_seen_again_under_another_owner_keeps_the_one_before_it() {
     let seen = SeenScreens::default();
@@ -969,6 +965,10 @@ fn a_screen_seen_again_under_another_owner_keeps_the_one_before_it() {
     assert_eq!(seen.shape(id, &back, false), Shape::Changes(changes));
 }
 
+/// The screens a caller remembers are bounded in bytes too ([`SCREEN_BYTES_KEPT`]): large
+/// screens of many sessions do not each keep two looks (before, 256 sessions' looks of a
+/// 1000x500 screen were kept whatever their size); the sessions shown least recently go
+/// first, and the session just shown keeps its last look.
 #[test]
 fn the_screens_remembered_are_bounded_in_bytes() {
     let seen = SeenScreens::default();
