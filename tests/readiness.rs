@@ -3615,14 +3615,24 @@ fn a_python_monitor_waiting_on_a_lock_or_in_select_settles_at_its_first_frame() 
          else: select.select([r], [], [], every)\n",
     )
     .unwrap();
-    let monitor = monitor.display();
-    for how in ["event", "select", "pipe"] {
+    settles_at_each_tick(
+        &toolbox,
+        &format!("python3 {}", monitor.display()),
+        &["event", "select", "pipe"],
+    );
+}
+
+/// Runs `program HOW EVERY` (a monitor drawing `frame N` every `EVERY` seconds) after `tput
+/// smcup` for each of `hows`, every 10 s and every 2 s: each settles at its first frame
+/// ([`settles_as_a_monitor`]).
+fn settles_at_each_tick(toolbox: &termloom::tools::Toolbox, program: &str, hows: &[&str]) {
+    for how in hows {
         for every in ["10", "2"] {
-            let command = format!("tput smcup; python3 {monitor} {how} {every}");
+            let command = format!("tput smcup; {program} {how} {every}");
             // (Every 2 s, the frame shown may be the second. The call took the default
-            // wait's 10 s; node may take seconds to start under load.)
+            // wait's 10 s; an interpreter may take seconds to start under load.)
             let shown = if every == "10" { "frame 0" } else { "frame " };
-            settles_as_a_monitor(&toolbox, &command, shown, Duration::from_millis(8000));
+            settles_as_a_monitor(toolbox, &command, shown, Duration::from_millis(8000));
         }
     }
 }
@@ -3706,16 +3716,11 @@ fn a_node_monitor_on_its_event_loops_timer_settles_at_its_first_frame() {
          else { const loop = () => { draw(); setTimeout(loop, every); }; loop(); }\n",
     )
     .unwrap();
-    let monitor = monitor.display();
-    for how in ["interval", "timeout"] {
-        for every in ["10", "2"] {
-            let command = format!("tput smcup; node {monitor} {how} {every}");
-            // (Every 2 s, the frame shown may be the second. The call took the default
-            // wait's 10 s; node may take seconds to start under load.)
-            let shown = if every == "10" { "frame 0" } else { "frame " };
-            settles_as_a_monitor(&toolbox, &command, shown, Duration::from_millis(8000));
-        }
-    }
+    settles_at_each_tick(
+        &toolbox,
+        &format!("node {}", monitor.display()),
+        &["interval", "timeout"],
+    );
 }
 
 /// A Python program on the primary screen that prints a line and sleeps (until a point in
