@@ -686,7 +686,7 @@ pub(super) fn group_wait(
                 // A member that drew its frame and sleeps, which the others only wait for.
                 if repeating.is_none()
                     && let Some((sleeper, reason)) = drawn_beside
-                    && waited_for(sleeper, members, &behind_threads)
+                    && waited_for(sleeper, &members, &behind_threads)
                 {
                     repeating = Some(reason);
                 }
