@@ -3636,6 +3636,8 @@ fn a_python_monitor_sleeping_until_its_next_frame_settles_at_its_first_frame() {
 /// are not the terminal (a pipe of its own). Drawn on the alternate screen, each settles at its
 /// first frame, as one in `time.sleep` does. Each waited out the default wait's whole 10 s,
 /// `still busy after 10.0 s`: the lock's and `select`'s timers read as a clock about to go off.
+/// So does one beside a heartbeat thread asleep for 30 s at a time (`heartbeat`: 10 s with
+/// every other thread required on a lock, review vz).
 #[test]
 fn a_python_monitor_waiting_on_a_lock_or_in_select_settles_at_its_first_frame() {
     if !require("bash") || !require("tput") || !require("python3") {
@@ -3647,9 +3649,12 @@ fn a_python_monitor_waiting_on_a_lock_or_in_select_settles_at_its_first_frame() 
     std::fs::write(
         &monitor,
         "import os, select, sys, threading\nhow, every = sys.argv[1], float(sys.argv[2])\n\
-         event, (r, w) = threading.Event(), os.pipe()\nn = 0\nwhile True:\n    \
+         event, (r, w) = threading.Event(), os.pipe()\nn = 0\n\
+         if how == 'heartbeat':\n    import time\n    \
+         threading.Thread(target=lambda: [time.sleep(30) for _ in iter(int, 1)], daemon=True).start()\n\
+         while True:\n    \
          sys.stdout.write('\\033[2J\\033[3;1Hframe %d' % n); n += 1; sys.stdout.flush()\n    \
-         if how == 'event': event.wait(every)\n    \
+         if how in ('event', 'heartbeat'): event.wait(every)\n    \
          elif how == 'select': select.select([], [], [], every)\n    \
          else: select.select([r], [], [], every)\n",
     )
@@ -3657,7 +3662,7 @@ fn a_python_monitor_waiting_on_a_lock_or_in_select_settles_at_its_first_frame() 
     settles_at_each_tick(
         &toolbox,
         &format!("python3 {}", monitor.display()),
-        &["event", "select", "pipe"],
+        &["event", "select", "pipe", "heartbeat"],
     );
 }
 
@@ -3738,7 +3743,9 @@ fn a_full_screen_program_waiting_for_its_work_with_a_timeout_is_no_monitor() {
 /// node's timers (`setInterval`, a `setTimeout` set again at each frame) are the timeout of
 /// its event loop's `epoll_pwait` on its own pipes and eventfds: a monitor so drawn on the
 /// alternate screen settles at its first frame. It waited out the default wait's whole 10 s,
-/// `still busy after 10.0 s`, the timeout read as a clock about to go off.
+/// `still busy after 10.0 s`, the timeout read as a clock about to go off. So does one beside
+/// an idle `worker_threads` worker, whose own event loop waits on a timer of node's for its
+/// first 8 s or so (`worker`: 9 to 10 s with one clock required, review vz).
 #[test]
 fn a_node_monitor_on_its_event_loops_timer_settles_at_its_first_frame() {
     if !require("bash") || !require("tput") || !require("node") {
@@ -3751,6 +3758,8 @@ fn a_node_monitor_on_its_event_loops_timer_settles_at_its_first_frame() {
         &monitor,
         "const [how, every] = [process.argv[2], Number(process.argv[3]) * 1000];\nlet n = 0;\n\
          const draw = () => process.stdout.write(`\\x1b[2J\\x1b[3;1Hframe ${n++}`);\n\
+         if (how === 'worker') new (require('worker_threads').Worker)(\n    \
+         'require(\"worker_threads\").parentPort.on(\"message\", () => {})', { eval: true });\n\
          if (how === 'interval') { draw(); setInterval(draw, every); }\n\
          else { const loop = () => { draw(); setTimeout(loop, every); }; loop(); }\n",
     )
@@ -3758,7 +3767,7 @@ fn a_node_monitor_on_its_event_loops_timer_settles_at_its_first_frame() {
     settles_at_each_tick(
         &toolbox,
         &format!("node {}", monitor.display()),
-        &["interval", "timeout"],
+        &["interval", "timeout", "worker"],
     );
 }
 

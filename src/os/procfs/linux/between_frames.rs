@@ -9,14 +9,15 @@ use super::*;
 
 /// Whether `member`, a process alone in its group that drew the terminal's last frame, with
 /// its threads' observations `threads`, waits between two frames of a monitor (see
-/// [`SleepTick::woken`]): one thread in a timed wait drawn so, on a lock or on pipes and
-/// eventfds alone ([`Private`]) or no descriptor; every other thread asleep on a lock of the
-/// process's own with no timeout ([`thread::on_own_lock`]) or blocked with no timeout on pipes
-/// and eventfds alone ([`thread::blocked_until_woken`]: node's other event loop); no child of
+/// [`SleepTick::woken`]): a thread in a timed wait drawn so, on a lock or on pipes and eventfds
+/// alone ([`Private`]) or no descriptor (so may others be: node's worker threads); every other
+/// thread asleep on a lock of the process's own with no timeout ([`thread::on_own_lock`]), in
+/// a sleep past [`CLOCK_HORIZON`], or blocked with no timeout on pipes and eventfds alone
+/// ([`thread::blocked_until_woken`]: node's other event loop); no child of
 /// its own; and no other process of the session (of `candidates` when given, else of its POSIX
 /// session) holding any of those pipes and eventfds ([`held_by_none_but`]). A thread at work
-/// (a worker loading what the next screen shows), asleep (a worker polling its work every
-/// 100 ms), waiting for a child or reading a pipe, on a clock of its own, on a socket, or on
+/// (a worker loading what the next screen shows), asleep within [`CLOCK_HORIZON`] (a worker
+/// polling its work every 100 ms), waiting for a child or reading a pipe, on a socket, or on
 /// the terminal makes it no monitor's wait (review vy: each of those settled at `loading`).
 /// A pipe's fill cannot be read from `/proc`: one written by a worker that then ended is not
 /// told from an empty one.
@@ -32,10 +33,8 @@ pub(super) fn between_frames(
     for t in threads {
         let base = format!("/proc/{}/task/{}", member.pid, t.tid);
         let privates = if t.tick.is_some_and(|tick| tick.woken && tick.drawn) {
-            // (One clock: a worker polling on a clock of its own is at work.)
-            if std::mem::replace(&mut ticking, true) {
-                return false;
-            }
+            // (Several may: node's worker thread on its own event loop's timer, review vz.)
+            ticking = true;
             match on_any_lock(t) {
                 true if still_on_its_lock(&base) => Vec::new(),
                 true => return false,
@@ -44,7 +43,9 @@ pub(super) fn between_frames(
                     privates
                 }
             }
-        } else if thread::on_own_lock(&base) {
+        } else if t.long_sleep.is_some() || thread::on_own_lock(&base) {
+            // (A sleep past [`CLOCK_HORIZON`] outlasts the wait's clock, which is within it:
+            // a heartbeat thread's `time.sleep(30)`, review vz.)
             Vec::new()
         } else {
             match thread::blocked_until_woken(&base, tty, looks) {
