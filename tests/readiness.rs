@@ -2221,45 +2221,6 @@ fn a_command_vim_runs_that_asks_for_a_line_waits_for_input() {
     toolbox.call("terminal_close", &serde_json::json!({ "session_id": id }));
 }
 
-/// A command vim runs that prints only after a while keeps it busy until it does: vim polls
-/// for the command's end (`waitpid` with `WNOHANG` between sleeps of 1 to 10 ms), which waits
-/// for its child as `wait4` does; the child decides. Here `timeout 3 sleep 100` (in a group
-/// of its own, in `rt_sigsuspend` beside its timer) before an `echo`, and a `perl` in `pause`
-/// until its `alarm 3`. The sleeps, seen again and again with nothing printed, read as an idle tick
-/// on the world outside beside glibc's helper thread for vim's timers (in a wait for a
-/// signal): each call settled quiet after 1.25 s, nothing printed yet.
-#[test]
-fn a_command_vim_runs_that_prints_after_a_while_keeps_it_busy_until_it_does() {
-    if !require("vim") || !require("bash") || !require("timeout") || !require("perl") {
-        return;
-    }
-    let toolbox = termloom::tools::Toolbox::new(engine());
-    let argv = ["vim", "-u", "NONE", "-N", "-i", "NONE", "-n", "--cmd", "set shell=bash"];
-    let started = toolbox.call("terminal_start", &serde_json::json!({ "argv": argv }));
-    assert!(started.text.contains("vim waiting for keys"), "{}", started.text);
-    let id = started.structured.as_ref().unwrap()["session_id"].clone();
-    let commands = [
-        // (What they print is not in the command line, which the screen shows too.)
-        (":!timeout 3 sleep 100; echo timed' 'out<Enter>", "timed out"),
-        (
-            ":!perl -e '$SIG{ALRM}=sub{print qq(ra), qq(ng\\n); exit}; alarm 3; sleep'<Enter>",
-            "rang",
-        ),
-    ];
-    for (keys, printed) in commands {
-        let began = Instant::now();
-        let arguments = serde_json::json!({ "session_id": id, "keys": keys });
-        let said = toolbox.call("terminal_send", &arguments).text;
-        let took = began.elapsed();
-        assert!(said.contains(printed) && said.contains("vim waiting for keys"), "{said}");
-        assert!(took >= Duration::from_millis(2500), "after {took:?}: {said}");
-        let arguments = serde_json::json!({ "session_id": id, "keys": "<Enter>" });
-        let said = toolbox.call("terminal_send", &arguments).text;
-        assert!(said.contains("vim waiting for keys"), "{said}");
-    }
-    toolbox.call("terminal_close", &serde_json::json!({ "session_id": id }));
-}
-
 /// A pager behind a parent that shuttles data between pipes with `select` (man between its
 /// formatter and its pager, `man bash`) waits for input: that parent waits on the pipes'
 /// other ends, as one blocked reading or writing a pipe does.

@@ -1454,14 +1454,16 @@ fn waits_behind(t: &ThreadObs) -> bool {
         Activity::Other(what) => {
             matches!(
                 what.as_str(),
-                "pipe_read"
+                "wait4"
+                    | "waitid"
+                    | "do_wait"
+                    | "pipe_read"
                     | "pipe_write"
                     | "nanosleep"
                     | "clock_nanosleep"
                     | "hrtimer_nanosleep"
                     | "do_nanosleep"
-            ) || CHILD_WAITS.contains(&what.as_str())
-                || SIGNAL_WAITS.contains(&what.as_str())
+            ) || SIGNAL_WAITS.contains(&what.as_str())
                 || what == UNTIMED_SIGNAL_WAIT
                 || what.starts_with("anon_pipe")
                 || (what.starts_with("read") && what.contains(" on pipe:"))
@@ -1471,18 +1473,6 @@ fn waits_behind(t: &ThreadObs) -> bool {
         _ => false,
     }
 }
-
-/// The waits for a child, as a thread's activity names them: the calls (`wait4`, `waitid`),
-/// where the kernel sleeps in them (`do_wait`), and a short sleep between two polls for a
-/// child ([`POLLS_FOR_A_CHILD`]).
-#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
-const CHILD_WAITS: [&str; 4] = ["wait4", "waitid", "do_wait", POLLS_FOR_A_CHILD];
-
-/// A thread's activity in a short sleep of a process with a live child, between two polls for
-/// its end (`waitpid` with `WNOHANG`: vim's `:!cmd`), a wait for that child as `wait4` is
-/// (see `linux::child_poll`), not an idle tick on the world outside.
-#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
-const POLLS_FOR_A_CHILD: &str = "a sleep between two polls for a child (waitpid)";
 
 /// The waits for a signal, as a thread's activity names them.
 const SIGNAL_WAITS: [&str; 3] = ["pause", "rt_sigsuspend", "sigsuspend"];

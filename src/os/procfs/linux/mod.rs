@@ -14,7 +14,6 @@ use std::fs;
 
 mod between_frames;
 mod bounded;
-mod child_poll;
 mod compat;
 mod descriptors;
 mod jobs;
@@ -30,7 +29,6 @@ mod stalled_fuse;
 mod thread;
 use between_frames::between_frames;
 use bounded::read_fdinfo;
-use child_poll::polls_for_a_child;
 use descriptors::*;
 use jobs::*;
 use memory::read_memory;
@@ -466,10 +464,7 @@ pub(super) fn group_wait(
     let may_have_drawn = probe.frame_group.is_none_or(|drew| drew == pgrp);
     let mut drawn_beside: Option<(&ProcStat, String)> = None;
     for member in members.iter().filter(|m| has_live_threads(m)) {
-        // (A member polling for a child between short sleeps waits for it: see
-        // [`polls_for_a_child`].)
-        let observed = observe_process(member.pid, probe)
-            .map(|observed| polls_for_a_child(member, observed, candidates));
+        let observed = observe_process(member.pid, probe);
         // (A monitor between two frames in a timed wait that is no sleep: see
         // [`between_frames`].)
         let between = alone
@@ -736,17 +731,18 @@ pub(super) fn group_wait(
 }
 
 /// Whether every live member of a group but `sleeper` (`members`) waits for a child and
-/// for nothing else (a thread in `wait4` or `waitid`, or polling for a child between short
-/// sleeps, see [`for_children`]; the others too or on a lock with no clock due, as `behind`
-/// observed them), `sleeper`'s parent among them: a program that runs
+/// for nothing else (a thread in `wait4` or `waitid`, the others too or on a lock with no
+/// clock due, as `behind` observed them), `sleeper`'s parent among them: a program that runs
 /// it and waits for its end (gdb's `shell watch -n 10 date`, gdb in `wait4` beside its idle
 /// workers). A monitor so run that drew its frame and sleeps is one between two frames, as
 /// when it is alone in its group.
 fn waited_for(sleeper: &ProcStat, members: &[ProcStat], behind: &[(i32, Vec<ThreadObs>)]) -> bool {
+    const CHILD_WAITS: [&str; 3] = ["wait4", "waitid", "do_wait"];
+    let for_a_child = |t: &ThreadObs| matches!(&t.activity, Activity::Other(what) if CHILD_WAITS.contains(&what.as_str()));
     let only_waits = |pid: i32| {
         behind.iter().find(|(member, _)| *member == pid).is_some_and(|(_, threads)| {
-            threads.iter().any(for_children)
-                && threads.iter().all(|t| for_children(t) || on_a_lock(t))
+            threads.iter().any(for_a_child)
+                && threads.iter().all(|t| for_a_child(t) || on_a_lock(t))
         })
     };
     let others: Vec<&ProcStat> =

@@ -279,11 +279,10 @@ fn hosted_by(hosts: impl Iterator<Item = i32>, candidates: Option<&[i32]>) -> Ve
     hosted
 }
 
-/// Whether a thread's activity, `what`, is a wait for a child (one of
-/// [`procfs::CHILD_WAITS`]: the call, `wait4` or `waitid`, where the kernel sleeps in it,
-/// `do_wait`, or a short sleep between two polls for a child).
+/// Whether a thread's activity, `what`, is a wait for a child: the call (`wait4`,
+/// `waitid`) or where the kernel sleeps in it (`do_wait`).
 pub(super) fn waits_for_a_child(what: &str) -> bool {
-    procfs::CHILD_WAITS.contains(&what)
+    matches!(what, "wait4" | "waitid" | "do_wait")
 }
 
 /// Whether `thread` waits for a child (see [`waits_for_a_child`]).
