@@ -1446,24 +1446,27 @@ fn on_any_lock(t: &ThreadObs) -> bool {
     matches!(&t.activity, Activity::Other(what) if what.starts_with("futex"))
 }
 
-/// Whether a thread waits as [`idle_behind`] tells: for a child, a signal, on a pipe, or in a
-/// sleep.
+/// The calls (as `/proc/PID/task/TID/syscall` or `wchan` names them) of a thread waiting for a
+/// child to end or stop.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+pub(super) const CHILD_WAITS: [&str; 3] = ["wait4", "waitid", "do_wait"];
+
+/// Whether a thread waits as [`idle_behind`] tells: for a child ([`CHILD_WAITS`]), a signal, on
+/// a pipe, or in a sleep.
 #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 fn waits_behind(t: &ThreadObs) -> bool {
     match &t.activity {
         Activity::Other(what) => {
             matches!(
                 what.as_str(),
-                "wait4"
-                    | "waitid"
-                    | "do_wait"
-                    | "pipe_read"
+                "pipe_read"
                     | "pipe_write"
                     | "nanosleep"
                     | "clock_nanosleep"
                     | "hrtimer_nanosleep"
                     | "do_nanosleep"
-            ) || SIGNAL_WAITS.contains(&what.as_str())
+            ) || CHILD_WAITS.contains(&what.as_str())
+                || SIGNAL_WAITS.contains(&what.as_str())
                 || what == UNTIMED_SIGNAL_WAIT
                 || what.starts_with("anon_pipe")
                 || (what.starts_with("read") && what.contains(" on pipe:"))

@@ -737,8 +737,7 @@ pub(super) fn group_wait(
 /// workers). A monitor so run that drew its frame and sleeps is one between two frames, as
 /// when it is alone in its group.
 fn waited_for(sleeper: &ProcStat, members: &[ProcStat], behind: &[(i32, Vec<ThreadObs>)]) -> bool {
-    const CHILD_WAITS: [&str; 3] = ["wait4", "waitid", "do_wait"];
-    let for_a_child = |t: &ThreadObs| matches!(&t.activity, Activity::Other(what) if CHILD_WAITS.contains(&what.as_str()));
+    let for_a_child = |t: &ThreadObs| matches!(&t.activity, Activity::Other(what) if super::CHILD_WAITS.contains(&what.as_str()));
     let only_waits = |pid: i32| {
         behind.iter().find(|(member, _)| *member == pid).is_some_and(|(_, threads)| {
             threads.iter().any(for_a_child)
