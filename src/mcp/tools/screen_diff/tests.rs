@@ -28,6 +28,11 @@ fn frame(rows: &[&str], cursor: (u16, u16)) -> Frame {
     Frame::new(&screen(&[rows, &[FOOTER]].concat(), cursor), &[], Styles::Meaningful)
 }
 
+/// The changes of rows `rows` against look `look`, nothing moved, slid, retitled or cut.
+fn rows_changed(look: u8, rows: Vec<u16>) -> Changes {
+    Changes { look, moved: None, slid: None, rows, title_changed: false, cut: Vec::new() }
+}
+
 #[test]
 fn the_cursor_is_marked_on_its_cell() {
     let none = std::iter::empty();
@@ -892,14 +897,7 @@ fn a_screen_seen_before_the_last_one_can_be_the_base() {
     seen.remember(id, Some(menu.clone()));
     // The menu closed, one process gone: one row since the previous different screen.
     let back = frame(&["PID", "1 init", "2 bash", "3 vim", "", "Quit"], (5, 0));
-    let changes = Changes {
-        look: 2,
-        moved: None,
-        slid: None,
-        rows: vec![4],
-        title_changed: false,
-        cut: Vec::new(),
-    };
+    let changes = rows_changed(2, vec![4]);
     assert_eq!(seen.shape(id, &back, false), Shape::Changes(changes));
     // Only two looks are kept.
     seen.remember(id, Some(back.clone()));
@@ -940,28 +938,11 @@ fn a_screen_seen_again_under_another_owner_keeps_the_one_before_it() {
     seen.read_past(id);
     assert!(!seen.last_alternate(id));
     let again = Frame { owner: Some(11), ..menu };
-    assert_eq!(
-        seen.shape(id, &again, false),
-        Shape::Changes(Changes {
-            look: 1,
-            moved: None,
-            slid: None,
-            rows: Vec::new(),
-            title_changed: false,
-            cut: Vec::new(),
-        })
-    );
+    assert_eq!(seen.shape(id, &again, false), Shape::Changes(rows_changed(1, Vec::new())));
     seen.remember(id, Some(again));
     assert_eq!(seen.alternate_owner(id), Some(11));
     let back = on_alternate(&["PID", "1 init", "2 bash", "3 vim", "", "Quit"], 10);
-    let changes = Changes {
-        look: 2,
-        moved: None,
-        slid: None,
-        rows: vec![4],
-        title_changed: false,
-        cut: Vec::new(),
-    };
+    let changes = rows_changed(2, vec![4]);
     assert_eq!(seen.shape(id, &back, false), Shape::Changes(changes));
 }
 
