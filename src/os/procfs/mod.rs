@@ -1449,7 +1449,7 @@ fn on_any_lock(t: &ThreadObs) -> bool {
 /// The calls (as `/proc/PID/task/TID/syscall` or `wchan` names them) of a thread waiting for a
 /// child to end or stop.
 #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
-pub(super) const CHILD_WAITS: [&str; 3] = ["wait4", "waitid", "do_wait"];
+pub(crate) const CHILD_WAITS: [&str; 3] = ["wait4", "waitid", "do_wait"];
 
 /// Whether a thread waits as [`idle_behind`] tells: for a child ([`CHILD_WAITS`]), a signal, on
 /// a pipe, or in a sleep.

@@ -9,11 +9,14 @@ use super::*;
 
 /// Whether `member`, a process alone in its group that drew the terminal's last frame, with
 /// its threads' observations `threads`, waits between two frames of a monitor (see
-/// [`SleepTick::woken`]): a thread in a timed wait drawn so, on a lock or on pipes and eventfds
-/// alone ([`Private`]) or no descriptor (so may others be: node's worker threads); every other
-/// thread asleep on a lock of the process's own with no timeout ([`thread::on_own_lock`]), in
-/// a sleep past [`CLOCK_HORIZON`], or blocked with no timeout on pipes and eventfds alone
-/// ([`thread::blocked_until_woken`]: node's other event loop); no child of
+/// [`SleepTick::woken`]): its main thread in a timed wait drawn so, on a lock or on pipes and
+/// eventfds alone ([`Private`]) or no descriptor; every other thread asleep on a lock of the
+/// process's own with no timeout ([`thread::on_own_lock`]), in a sleep past [`CLOCK_HORIZON`],
+/// or blocked with no timeout on pipes and eventfds alone ([`thread::blocked_until_woken`]:
+/// node's other event loop), none on a clock of its own (a worker's may end the main
+/// thread's wait: a `threading.Timer`, a worker's `work.wait(1)`, review wb; so an idle node
+/// worker, its event loop on a timer of node's for its first 8 s or so, makes it no monitor
+/// until then); no child of
 /// its own; and no other process of the session (of `candidates` when given, else of its POSIX
 /// session) holding any of those pipes and eventfds ([`held_by_none_but`]). A thread at work
 /// (a worker loading what the next screen shows), asleep within [`CLOCK_HORIZON`] (a worker
@@ -33,7 +36,11 @@ pub(super) fn between_frames(
     for t in threads {
         let base = format!("/proc/{}/task/{}", member.pid, t.tid);
         let privates = if t.tick.is_some_and(|tick| tick.woken && tick.drawn) {
-            // (Several may: node's worker thread on its own event loop's timer, review vz.)
+            // (The main thread's clock alone: a worker's may end the main thread's wait, a
+            // `threading.Timer`, a worker's `work.wait(1)`, review wb.)
+            if t.tid != member.pid {
+                return false;
+            }
             ticking = true;
             match on_any_lock(t) {
                 true if still_on_its_lock(&base) => Vec::new(),

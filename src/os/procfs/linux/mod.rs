@@ -737,11 +737,10 @@ pub(super) fn group_wait(
 /// workers). A monitor so run that drew its frame and sleeps is one between two frames, as
 /// when it is alone in its group.
 fn waited_for(sleeper: &ProcStat, members: &[ProcStat], behind: &[(i32, Vec<ThreadObs>)]) -> bool {
-    let for_a_child = |t: &ThreadObs| matches!(&t.activity, Activity::Other(what) if super::CHILD_WAITS.contains(&what.as_str()));
     let only_waits = |pid: i32| {
         behind.iter().find(|(member, _)| *member == pid).is_some_and(|(_, threads)| {
-            threads.iter().any(for_a_child)
-                && threads.iter().all(|t| for_a_child(t) || on_a_lock(t))
+            threads.iter().any(for_children)
+                && threads.iter().all(|t| for_children(t) || on_a_lock(t))
         })
     };
     let others: Vec<&ProcStat> =

@@ -282,7 +282,7 @@ fn hosted_by(hosts: impl Iterator<Item = i32>, candidates: Option<&[i32]>) -> Ve
 /// Whether a thread's activity, `what`, is a wait for a child: the call (`wait4`,
 /// `waitid`) or where the kernel sleeps in it (`do_wait`).
 pub(super) fn waits_for_a_child(what: &str) -> bool {
-    matches!(what, "wait4" | "waitid" | "do_wait")
+    crate::os::procfs::CHILD_WAITS.contains(&what)
 }
 
 /// Whether `thread` waits for a child (see [`waits_for_a_child`]).
