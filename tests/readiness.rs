@@ -3649,7 +3649,8 @@ fn settles_at_each_tick(toolbox: &termloom::tools::Toolbox, program: &str, hows:
 /// a timeout) is working, not a monitor between two frames: the call waits for its question.
 /// (`poller`, `queue` and `child` settled at `loading`, the other threads taken as idle:
 /// review vy; `timer` and `ticker`, a `threading.Timer` and a worker on a clock of its own,
-/// once several threads' clocks were taken: review wb.)
+/// once several threads' clocks were taken: review wb; `untimed`, the worker's clock the only
+/// one, the main thread's wait untimed: review wc.)
 #[test]
 fn a_full_screen_program_waiting_for_its_work_with_a_timeout_is_no_monitor() {
     if !require("bash") || !require("tput") || !require("python3") {
@@ -3672,9 +3673,9 @@ fn a_full_screen_program_waiting_for_its_work_with_a_timeout_is_no_monitor() {
          threading.Thread(target=poll, daemon=True).start(); done.wait(10)\n\
          elif how == 'timer':\n    done = threading.Event()\n    \
          threading.Timer(1.5, done.set).start(); done.wait(10)\n\
-         elif how == 'ticker':\n    done, work = threading.Event(), threading.Event()\n    \
+         elif how in ('ticker', 'untimed'):\n    done, work = threading.Event(), threading.Event()\n    \
          def tick():\n        for _ in range(3): work.wait(0.6)\n        done.set()\n    \
-         threading.Thread(target=tick, daemon=True).start(); done.wait(10)\n\
+         threading.Thread(target=tick, daemon=True).start(); done.wait(10 if how == 'ticker' else None)\n\
          elif how == 'queue':\n    import queue; q = queue.Queue()\n    \
          threading.Thread(target=lambda: (time.sleep(1.5), q.put(1)), daemon=True).start()\n    \
          q.get(timeout=10)\n\
@@ -3693,7 +3694,9 @@ fn a_full_screen_program_waiting_for_its_work_with_a_timeout_is_no_monitor() {
     let asks = asks.display();
     let start = serde_json::json!({ "argv": ["bash", "--norc", "--noprofile"],
                                     "env": { "TERM": "xterm-256color" }, "input_wait": true });
-    for how in ["worker", "poller", "timer", "ticker", "queue", "child", "socket", "pipe"] {
+    for how in
+        ["worker", "poller", "timer", "ticker", "untimed", "queue", "child", "socket", "pipe"]
+    {
         let started = toolbox.call("terminal_start", &start);
         let id = started.structured.as_ref().unwrap()["session_id"].clone();
         let text = format!("tput smcup; python3 {asks} {how}");
