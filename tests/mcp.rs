@@ -2774,7 +2774,8 @@ fn python_repl_with_waits_and_bounded_output() {
 }
 
 /// Sets a 3,990-byte title (with quotes and backslashes, which JSON escapes), says `ready`,
-/// then answers each number n it reads with a line of `m`, n, `:`, n times `x"\é`, and `END`.
+/// then answers each number n it reads with a line of `m`, n, `:`, n times `x"\é`, and `END`
+/// (erasing the rows below the cursor first), and 0 with `below` two rows below the cursor.
 const TITLE_AND_LONG_LINES: &str = r#"
 import sys
 sys.stdout.write('\x1b]2;' + 'ti"tle\\\u00e9.' * 399 + '\x07ready\n')
@@ -2784,7 +2785,10 @@ while True:
     if not line:
         break
     n = int(line)
-    sys.stdout.write('m%d:' % n + 'x"\\\u00e9' * n + 'END\n')
+    if n == 0:
+        sys.stdout.write('\n\n\x1b[2A\x1b7\x1b[2Bbelow\x1b8')
+    else:
+        sys.stdout.write('\x1b[J' + 'm%d:' % n + 'x"\\\u00e9' * n + 'END\n')
     sys.stdout.flush()
 "#;
 
@@ -2869,7 +2873,13 @@ fn max_bytes_bounds_the_whole_result_title_and_matched_text_included() {
             assert!(text(&scrollback).ends_with("END\n"), "{}", text(&scrollback));
             // A wait that times out shows the screen, title included, beside the new output
             // (a leading zero typed at the start of the next line, which int() reads past: a
-            // blank alone before the cursor is no output).
+            // blank alone before the cursor is no output), when the screen holds more than
+            // the caller has read: a row below the cursor.
+            client.call(
+                "terminal_send",
+                json!({"session_id": id, "text": "0", "submit": true,
+                       "for_screen_text": "below", "max_bytes": max}),
+            );
             let timed_out = client.call(
                 "terminal_send",
                 json!({"session_id": id, "text": "0", "for_text": "never printed",
@@ -3982,6 +3992,37 @@ fn a_timeout_on_the_primary_screen_prints_its_lines_once() {
     );
     let shown = text(&read);
     assert!(shown.contains("--- screen") && shown.contains("below"), "{shown}");
+    client.finish();
+}
+
+/// A wait that times out while a build redraws its progress bar below lines an earlier call
+/// read does not send the screen again: every row above the bar was read, and the bar is in
+/// the new output (the screen, 20 rows of a build's log the model had, came with every
+/// timed-out wait for `Finished`).
+#[test]
+fn a_timeout_below_lines_read_before_leaves_the_screen_out() {
+    let mut client = Client::initialized("2025-11-25");
+    // A build's log, then its progress bar redrawn in place for each line typed (not echoed);
+    // the background job keeps the program from counting as the one that asks for input.
+    let build = "stty -icanon -echo; sleep 600 & \
+                 for c in alpha beta gamma delta; do echo \"   Compiling $c v1.0.0\"; done; \
+                 while read n; do printf '\\r    Building [%s/9]' \"$n\"; done";
+    let started = client.tool(
+        "terminal_start",
+        json!({"argv": ["sh", "-c", build], "for_text": "Compiling delta", "cols": 60, "rows": 12}),
+    );
+    let id = started["session_id"].clone();
+    for step in ["1", "2"] {
+        let sent = client.call(
+            "terminal_send",
+            json!({"session_id": id, "text": format!("{step}\r"), "for_text": "Finished",
+                   "timeout_ms": 500}),
+        );
+        let shown = text(&sent);
+        assert_eq!(sent["structuredContent"]["wait"]["outcome"], "timeout", "{shown}");
+        assert!(shown.contains(&format!("Building [{step}/9]")), "{shown}");
+        assert!(!shown.contains("--- screen") && !shown.contains("Compiling"), "{shown}");
+    }
     client.finish();
 }
 

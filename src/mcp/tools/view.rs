@@ -788,10 +788,7 @@ pub(crate) fn show(
     });
     let id = session.id();
     let shows_screen = |s: &Screen| {
-        view == View::Screen
-            || s.alternate
-            || curses(s)
-            || (timed_out && !output_shows(&new.text, s))
+        view == View::Screen || s.alternate || curses(s) || (timed_out && !output_shows(&new, s))
     };
     let below =
         snapshot.as_ref().filter(|s| view == View::New && !gone && !s.alternate).and_then(|s| {
@@ -976,21 +973,31 @@ fn shown_lines(lines: &[String], rows: &[String]) -> usize {
 }
 
 /// Whether the caller has every row of the primary `screen` up to the cursor's row (blank
-/// rows above the text aside), with nothing below it: the new `output` ends with them, or
-/// there is none (the caller read the transcript to its end, which holds those rows). Then a
-/// timed-out wait leaves the screen out instead of printing its lines twice.
-fn output_shows(output: &str, screen: &Screen) -> bool {
+/// rows above the text aside), with nothing below it: the new output ends with them, or there
+/// is none (the caller read the transcript to its end, which holds those rows), or, when it
+/// was read whole, its lines are the screen's last logical lines down to the cursor's (the
+/// rows above them are lines the caller's position had passed: a build's progress bar
+/// redrawn below the lines an earlier read returned). Then a timed-out wait leaves the
+/// screen out instead of printing its lines twice.
+fn output_shows(new: &NewOutput, screen: &Screen) -> bool {
     let cursor = usize::from(screen.cursor.row);
     if screen.lines.iter().skip(cursor + 1).any(|row| !row.is_empty()) {
         return false;
     }
+    let output = new.text.as_str();
     if output.is_empty() {
         return true;
     }
     let rows = screen.lines.iter().take(cursor + 1).skip_while(|row| row.is_empty());
     let lines: Vec<&str> = output.split('\n').map(str::trim_end).collect();
     let rows: Vec<&str> = rows.map(|row| row.trim_end()).collect();
-    lines.ends_with(&rows)
+    if lines.ends_with(&rows) {
+        return true;
+    }
+    let whole =
+        new.omitted == 0 && new.later == 0 && new.missed_lines == 0 && !new.position_forgotten;
+    let lines: Vec<String> = lines.iter().map(|line| unspaced(line)).collect();
+    whole && shown_lines(&lines, &screen_lines(screen, cursor)) == lines.len()
 }
 
 /// Lays a reading out within `budget`: the program, the wait's condition and matched text
