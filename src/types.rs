@@ -510,6 +510,14 @@ pub struct CommandResult {
     ///
     /// [`Until::prompt`]: crate::Until::prompt
     pub prompt_waiting_for_input: bool,
+    /// The first and last transcript lines printed before the command, after the caller's
+    /// last read, that the caller had not read (the end of a command whose wait timed out,
+    /// printed after that result): the read cursor moved past them with the command's
+    /// output. [`Session::transcript_lines`](crate::Session::transcript_lines) reads them.
+    pub unread_before: Option<(u64, u64)>,
+    /// With [`CommandResult::unread_before`], the exit code of the command that ended before
+    /// this one, as its shell reported it.
+    pub previous_exit_code: Option<i32>,
     /// The session's status when the command ended (or timed out).
     pub status: Status,
 }

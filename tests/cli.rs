@@ -2356,6 +2356,43 @@ fn a_timeout_in_seconds_is_told_it_was_milliseconds() {
     assert!(!stdout(&output).contains("in milliseconds"), "{}", stdout(&output));
 }
 
+/// A command whose `exec` timed out ends later, its last lines and exit code printed after
+/// that result; the next `exec` moves the read position past them with its own output, and
+/// says so: which lines, how the command ended, and the read that shows them (they were
+/// skipped without a word: a build's errors, printed after its exec timed out, were never
+/// seen). An `exec` after everything was read says nothing of it.
+#[test]
+fn exec_names_the_unread_end_of_the_command_before() {
+    let server = PrivateServer::start();
+    server.ok(&["start", "--name", "sh", "--wait-prompt", "--timeout", LONG_MS]);
+    let build = "printf 'compiling\\n'; read -t 30 go; echo 'error: build failed'; (exit 101)";
+    let output = server.cli(&["exec", "sh", build, "--timeout", "1000"]);
+    assert_code(&output, 3);
+    // The build ends once answered; another client's wait sees its prompt (this client's
+    // position stays where the timed-out exec left it).
+    server.ok(&[
+        "send",
+        "sh",
+        "--client",
+        "other",
+        "--submit",
+        "--wait-prompt",
+        "--timeout",
+        LONG_MS,
+    ]);
+    let output = server.ok(&["exec", "sh", "echo next"]);
+    let note = output.lines().next().unwrap_or_default();
+    assert!(note.starts_with("[unread output from before this command"), "{output}");
+    assert!(note.contains("(the command before ended with exit code 101)"), "{output}");
+    let lines = note.split(" sh --lines=\"").nth(1).and_then(|l| l.split('"').next());
+    let lines = lines.unwrap_or_else(|| panic!("no read named: {output}"));
+    let read = server.ok(&["read", "sh", "--lines", lines]);
+    assert!(read.contains("error: build failed"), "{lines}: {read}");
+    assert!(output.contains("\nnext\n[exit code 0"), "{output}");
+    let output = server.ok(&["exec", "sh", "echo again"]);
+    assert!(!output.contains("unread"), "{output}");
+}
+
 /// `$TERMLOOM_SOCKET` names the server a command reaches without `-L` or `--socket` (it was
 /// ignored: the command reached the default server, and typed into its sessions); one that
 /// cannot be a socket's path is refused, named.

@@ -1407,15 +1407,20 @@ impl Reactor {
             let pending = master.and_then(crate::os::pty::unread_input).is_some_and(|n| n > 0);
             let answered = slot.last_reply.is_some_and(|at| at >= slot.last_input);
             let stray = moved || pending || answered || typed_since;
-            Ok((shell.prompts, shell.prompt_starts, shell.commands, stray))
+            // What the reader had not read above the prompt, which the command's result
+            // moves it past: said, with how the command before ended.
+            let unread = slot.terminal.unread_above_cursor(reader);
+            let previous = unread.and(shell.last_exit);
+            Ok((shell.prompts, shell.prompt_starts, shell.commands, stray, unread, previous))
         });
-        let (prompts, prompt_starts, commands, stray) = match checked {
-            Ok(counts) => counts,
-            Err(err) => {
-                reply.send(Err(err));
-                return;
-            }
-        };
+        let (prompts, prompt_starts, commands, stray, unread_before, previous_exit_code) =
+            match checked {
+                Ok(counts) => counts,
+                Err(err) => {
+                    reply.send(Err(err));
+                    return;
+                }
+            };
         // (Ctrl-U: the line editors' of bash and zsh, in emacs and vi insert mode alike.)
         let mut bytes = if stray { vec![0x15] } else { Vec::new() };
         bytes.extend_from_slice(line.as_bytes());
@@ -1440,6 +1445,8 @@ impl Reactor {
             deadline: after(now, timeout),
             unmarked_prompt: None,
             abandoned: false,
+            unread_before,
+            previous_exit_code,
             reply,
         });
         self.schedule(after(now, timeout), Timer::Command { session: id.0, waiter });

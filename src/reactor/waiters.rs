@@ -46,6 +46,10 @@ pub(super) struct CommandWaiter {
     /// The shell took the line as the start of a longer command and it was abandoned with
     /// Ctrl-C (see `command_check`): the caller is told once the shell's prompt is back.
     pub abandoned: bool,
+    /// Lines above the prompt the reader had not read, and the last command's exit code
+    /// then (see [`CommandResult::unread_before`]).
+    pub unread_before: Option<(u64, u64)>,
+    pub previous_exit_code: Option<i32>,
     pub reply: Reply<Result<CommandResult>>,
 }
 
@@ -670,6 +674,8 @@ impl Reactor {
             timed_out: answer == Answer::TimedOut,
             waiting_for_input: answer == Answer::WaitingForInput,
             prompt_waiting_for_input: answer == Answer::EndedAtQuestion,
+            unread_before: command.unread_before,
+            previous_exit_code: command.previous_exit_code,
             status,
         };
         if command.reply.send(Ok(result)) {

@@ -280,6 +280,28 @@ impl Terminal {
         self.transcript.as_reader(reader, |t| t.skip_to_end(tail.as_deref()));
     }
 
+    /// The first and last of the transcript lines above the cursor's that hold text and that
+    /// `reader` never read (see [`ReadMark::never_read`]): what a command typed at the prompt
+    /// on the cursor's line would move the reader past, unread (the end of a command whose
+    /// wait timed out, printed after that result).
+    pub(crate) fn unread_above_cursor(&self, reader: u64) -> Option<(u64, u64)> {
+        let mark = self.transcript.read_mark(reader);
+        let (cursor, _) = self.cursor_position();
+        let tail = self.tail();
+        let tail = tail.as_deref().unwrap_or(&[]);
+        let from = mark.first_line().max(self.transcript.first());
+        let unread = |number: &u64| {
+            mark.never_read(*number)
+                && self
+                    .transcript
+                    .current(*number, tail)
+                    .is_some_and(|line| !line.trim().is_empty())
+        };
+        let first = (from..cursor).find(unread)?;
+        let last = (first..cursor).rev().find(unread)?;
+        Some((first, last))
+    }
+
     /// What `reader` has read so far.
     pub(crate) fn read_mark(&self, reader: u64) -> ReadMark {
         self.transcript.read_mark(reader)

@@ -229,6 +229,26 @@ fn run_result(ran: Ran, command: &str, result: &CommandResult, budget: &mut Budg
     let (output, omitted) = budget.end(&result.output, usize::MAX);
     // The command is not repeated: the model just wrote it (structuredContent carries it).
     let mut text = String::new();
+    // What was printed before it that the caller never read (the end of a command whose
+    // wait timed out): the result moves past it, so it is named, with how that command ended.
+    // (Not a new shell's: what its startup files printed is no command's the caller ran.)
+    let unread_before = result.unread_before.filter(|_| !new_session);
+    if let Some((first, last)) = unread_before {
+        let lines = match first == last {
+            true => format!("line {first}"),
+            false => format!("lines {first}-{last}"),
+        };
+        let ended = match result.previous_exit_code {
+            Some(code) => format!(" (the command before ended with exit code {code})"),
+            None => String::new(),
+        };
+        push_block(
+            &mut text,
+            &format!(
+                "[unread output from before this command{ended}: {lines}; terminal_read session_id={id} lines=\"{first}-{last}\" shows them]"
+            ),
+        );
+    }
     match retained {
         // One way to read what is not shown: the lines the transcript holds, from its first
         // (what this result leaves out of the output is among them).
@@ -346,7 +366,7 @@ fn run_result(ran: Ran, command: &str, result: &CommandResult, budget: &mut Budg
             }
         },
     );
-    let structured = json!({
+    let mut structured = json!({
         "session_id": id.0,
         "new_session": new_session,
         "session_closed": closed,
@@ -360,6 +380,10 @@ fn run_result(ran: Ran, command: &str, result: &CommandResult, budget: &mut Budg
         "duration_ms": result.duration.as_millis() as u64,
         "status": status_json(&result.status),
     });
+    if let Some((first, last)) = unread_before {
+        structured["unread_before"] = json!([first, last]);
+        structured["previous_exit_code"] = json!(result.previous_exit_code);
+    }
     ToolOutput::new(text, structured)
 }
 
@@ -720,6 +744,8 @@ mod tests {
             timed_out: false,
             waiting_for_input: false,
             prompt_waiting_for_input: false,
+            unread_before: None,
+            previous_exit_code: None,
             status: worst::status(),
         };
         let ran = |retained| Ran {
@@ -767,6 +793,9 @@ mod tests {
                 waiting_for_input: false,
                 // The longer note of a command that ended: its prompt asks a question.
                 prompt_waiting_for_input: exit_code.is_some(),
+                // The longest note of lines read past before the command.
+                unread_before: Some((u64::MAX - 1, u64::MAX)),
+                previous_exit_code: Some(i32::MIN),
                 status: worst::status(),
             };
             for copies in [1, 2] {
