@@ -49,6 +49,7 @@ pub(super) struct CommandWaiter {
     /// Lines above the prompt the reader had not read, and the last command's exit code
     /// then (see [`CommandResult::unread_before`]).
     pub unread_before: Option<(u64, u64)>,
+    /// The shell's last exit code then, with `unread_before`.
     pub previous_exit_code: Option<i32>,
     pub reply: Reply<Result<CommandResult>>,
 }
