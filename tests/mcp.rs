@@ -1348,6 +1348,30 @@ fn keys_after_an_escape_come_once_the_escape_is_read() {
     client.finish();
 }
 
+/// The keys before an Escape in `keys` reach the program before it, as a person's would: sent
+/// in one write, nano took the Escape for a Meta key's prefix and held the keys read with it,
+/// drawing none of them until the next key came, so `hello world<Esc>` left its screen as it
+/// was (`unchanged since your last look`), the text typed but not shown.
+#[test]
+fn keys_before_an_escape_are_read_before_it() {
+    if !require("nano") {
+        return;
+    }
+    let file = temp_dir("nano-escape").join("notes.txt");
+    let mut client = Client::initialized("2025-11-25");
+    let argv = json!(["nano", "--ignorercfiles", file.to_str().unwrap()]);
+    let id =
+        client.tool("terminal_start", json!({"argv": argv, "cols": 80, "rows": 24}))["session_id"]
+            .clone();
+    let typed = client.call("terminal_send", json!({"session_id": id, "keys": "hello world<Esc>"}));
+    assert!(text(&typed).contains("1│hello world▌"), "{}", text(&typed));
+    let screen = client.call("terminal_read", json!({"session_id": id, "view": "screen"}));
+    let shown = screen["structuredContent"]["screen"]["text"].as_str().unwrap().to_owned();
+    assert_eq!(shown.lines().nth(1).map(str::trim_end), Some("hello world▌"), "{shown}");
+    client.call("terminal_close", json!({ "session_id": id }));
+    client.finish();
+}
+
 /// Keys cut short by a cancellation (while the call waits for a Tab to be read) type nothing
 /// more: no Enter after a line cut short (`rm -r build/ca<Tab>/tmp` would have run as
 /// `rm -r build/cache/`). The program logs what it read after the Tab, once busy a while, to

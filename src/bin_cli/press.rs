@@ -1,5 +1,6 @@
 //! `termloom run --keys` typed as a person presses them: a key script cut after each key the
-//! program must read alone ([`termloom::typing_parts`]: an Escape, a plain Tab), each part
+//! program must read alone ([`termloom::typing_parts`]: an Escape, a plain Tab), and before
+//! an Escape that keys come before (nano holds the keys read with one, undrawn), each part
 //! sent once the program has read the one before, as MCP `terminal_send keys` sends them.
 //! Read in one write with the keys after it, an Escape is a key code's start or an Alt chord
 //! (vim `--clean` took `<Esc>Otwo` for the keypad's 4, `ESC O t`), and node's REPL takes a

@@ -607,6 +607,20 @@ impl Key {
         }
     }
 
+    /// Whether the keys typed before this one should be read before it is typed: an Escape
+    /// (`<Esc>`, `<C-[>`), which nano takes for a Meta key's prefix and holds, with every key
+    /// read with it, drawing none of them until the next key comes: `hello<Esc>` in one write
+    /// left its screen as it was, where a person, whose Escape comes after the text, sees
+    /// `hello`.
+    pub fn read_after_the_keys_before(&self) -> bool {
+        let ctrl_only = self.mods == Modifiers { ctrl: true, ..Modifiers::NONE };
+        match self.code {
+            KeyCode::Escape => true,
+            KeyCode::Char('[') => ctrl_only,
+            _ => false,
+        }
+    }
+
     /// Whether pressing this key under `modes` ends a line, for a program that reads keys:
     /// Enter and the keypad's Enter (`ESC O M` in application keypad mode, `CSI 57414 u`
     /// under the kitty protocol: Enter to a program that asked for them), unmodified or with
@@ -1113,17 +1127,22 @@ pub(crate) fn bytes_submit(bytes: &[u8]) -> bool {
 }
 
 /// A key script cut after each key that must be read alone ([`Key::read_alone`]) when more
-/// keys follow, as key scripts (a literal `<` as `<lt>`), each to be typed once the program
-/// has read the one before: `<Esc>q` is `<Esc>` then `q`. MCP `terminal_send`'s `keys` and
-/// `termloom run --keys` are typed so.
+/// keys follow, and before an Escape that keys come before ([`Key::read_after_the_keys_before`]),
+/// as key scripts (a literal `<` as `<lt>`), each to be typed once the program has read the
+/// one before: `<Esc>q` is `<Esc>` then `q`, `x<Esc>` is `x` then `<Esc>`. MCP
+/// `terminal_send`'s `keys` and `termloom run --keys` are typed so.
 ///
 /// ```
 /// let items = termloom::parse_key_script("ione<Esc>Otwo<Tab>x").unwrap();
-/// assert_eq!(termloom::typing_parts(&items), ["ione<Escape>", "Otwo<Tab>", "x"]);
+/// assert_eq!(termloom::typing_parts(&items), ["ione", "<Escape>", "Otwo<Tab>", "x"]);
 /// ```
 pub fn typing_parts(items: &[ScriptItem]) -> Vec<String> {
     let mut parts = vec![String::new()];
     for (at, item) in items.iter().enumerate() {
+        let after_keys = !parts.last().expect("a part").is_empty();
+        if after_keys && matches!(item, ScriptItem::Key(key) if key.read_after_the_keys_before()) {
+            parts.push(String::new());
+        }
         let part = parts.last_mut().expect("a part");
         match item {
             ScriptItem::Text(text) => part.push_str(&text.replace('<', "<lt>")),
@@ -1319,16 +1338,19 @@ mod tests {
     }
 
     /// A script is cut after each key read alone (Escape, as `<Esc>` or `<C-[>`, and a plain
-    /// Tab) that more keys follow, and its parts read back as the keys it holds (a literal `<`
-    /// as `<lt>`).
+    /// Tab) that more keys follow, and before an Escape that keys come before, and its parts
+    /// read back as the keys it holds (a literal `<` as `<lt>`).
     #[test]
     fn a_script_is_cut_after_the_keys_read_alone() {
         let parts = |script: &str| typing_parts(&parse_key_script(script).unwrap());
         assert_eq!(parts("<Esc>q"), ["<Escape>", "q"]);
-        assert_eq!(parts("ihello<Esc>:wq<CR>"), ["ihello<Escape>", ":wq<Enter>"]);
-        assert_eq!(parts("a<lt>b<Esc><Esc><Down>"), ["a<lt>b<Escape>", "<Escape>", "<Down>"]);
-        assert_eq!(parts("x<Esc>"), ["x<Escape>"]);
-        assert_eq!(parts("ione<C-[>Otwo"), ["ione<C-[>", "Otwo"]);
+        assert_eq!(parts("ihello<Esc>:wq<CR>"), ["ihello", "<Escape>", ":wq<Enter>"]);
+        assert_eq!(parts("a<lt>b<Esc><Esc><Down>"), ["a<lt>b", "<Escape>", "<Escape>", "<Down>"]);
+        assert_eq!(parts("x<Esc>"), ["x", "<Escape>"]);
+        assert_eq!(parts("<Esc>"), ["<Escape>"]);
+        assert_eq!(parts("ione<C-[>Otwo"), ["ione", "<C-[>", "Otwo"]);
+        assert_eq!(parts("a<Tab><Esc>"), ["a<Tab>", "<Escape>"]);
+        assert_eq!(parts("<M-x>a<M-[>"), ["<M-x>a<M-[>"]);
         assert_eq!(parts("a<C-i>b<M-i>c"), ["a<C-i>", "b<M-i>c"]);
         assert_eq!(parts("a<Tab>b<S-Tab>c<C-Tab>d"), ["a<Tab>", "b<S-Tab>c<C-Tab>d"]);
         assert_eq!(parts("<M-x><C-c><Up><Up><Enter>"), ["<M-x><C-c><Up><Up><Enter>"]);

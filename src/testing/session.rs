@@ -571,7 +571,9 @@ impl TestSession {
     /// with [`wait_for_exit`](Self::wait_for_exit) or [`wait_for_success`](Self::wait_for_success).
     ///
     /// An `<Esc>` (or a plain Tab) followed by more keys is pressed on its own first, the rest
-    /// once the program has answered it ([`typing_parts`](crate::typing_parts)): sent
+    /// once the program has answered it, and an `<Esc>` after keys once the program has
+    /// answered them ([`typing_parts`](crate::typing_parts); nano holds the keys read with
+    /// an Escape, undrawn, as a Meta key's start): sent
     /// together, the Escape and the next key reach the program in one read, which crossterm
     /// (ratatui), termion and other key readers take as Alt with that key (`<Esc>q` as
     /// Alt-q), where a person's Escape comes alone. A program that waits for the rest of a key

@@ -421,11 +421,13 @@ fn held_paste_note(full_screen: bool, foreground: Option<&crate::Process>) -> Op
 
 /// Types key script `items` as a person presses them: the keys after a plain Tab or an
 /// Escape once the program has read it and waits for input again (or the default wait ends
-/// otherwise), as [`typing_parts`](crate::input::keys::typing_parts) cuts them.
+/// otherwise), and an Escape once the program has read the keys before it, as
+/// [`typing_parts`](crate::input::keys::typing_parts) cuts them.
 /// node's REPL takes a Tab read together with more keys for pasted text: `<Tab><Tab>`
 /// inserted two tab characters instead of completing. An Escape read together with the next
 /// keys is a key code or an Alt chord with them: vim took `<Esc>Otwo` for the keypad's 4
-/// (`ESC O t`) then `wo`. The waits between them take at most `timeout` (the
+/// (`ESC O t`) then `wo`; read together with the keys before it, nano held them all, undrawn,
+/// as a Meta key's start. The waits between them take at most `timeout` (the
 /// call's, else the default wait's) in all; a program still busy then gets the rest as they
 /// are, to read when it can (typed ahead, not lost). Whether every key was sent: keys left
 /// when the program exits or the session closes are not; a call cancelled meanwhile ends
@@ -458,9 +460,12 @@ fn press_keys(
         let settle = waits::Plan::settle(config, left);
         let done = match earlier {
             Some(earlier) => format!(
-                "{earlier} and the keys up to a Tab or an Escape were typed, the rest of the keys not"
+                "{earlier} and the keys up to a Tab or an Escape (or before an Escape) were typed, the rest of the keys not"
             ),
-            None => "the keys up to a Tab or an Escape were typed, the rest not".to_owned(),
+            None => {
+                "the keys up to a Tab or an Escape (or before an Escape) were typed, the rest not"
+                    .to_owned()
+            }
         };
         match waits::run_after(call, session, &settle, &done)?.outcome {
             "cancelled" => return Err(ToolError::cancelled()),
