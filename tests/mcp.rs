@@ -2192,6 +2192,31 @@ fn what_a_line_editor_draws_below_the_cursor_is_shown() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A command line longer than the terminal is wide, edited at its start (`<C-a>` then a word
+/// typed before it, as a model prefixes `time ` or `sudo `), is one line: the rows the
+/// cursor's row wraps into are its rest, marked after the cursor as on a line that fits,
+/// not rows below the cursor. Before, `<C-a>` alone said `--- below the cursor, row 1 ---`
+/// with the line's rest, and `time ` the whole line with no cursor mark, then its rest again
+/// below it, cut at the screen's width.
+#[test]
+fn the_rest_of_a_wrapped_line_edited_at_its_start_is_its_own() {
+    if !require("bash") {
+        return;
+    }
+    let mut client = Client::initialized("2025-11-25");
+    let argv = json!({"argv": ["bash", "--norc", "--noprofile"], "env": {"PS1": "$ "}, "cols": 30});
+    let id = client.tool("terminal_start", argv)["session_id"].clone();
+    let line = "echo one two three four five six seven eight nine";
+    client.send_to(&id, json!({ "text": line }));
+    let moved = client.send_to(&id, json!({"keys": "<C-a>"}));
+    assert!(moved.contains("no new output") && !moved.contains("below the cursor"), "{moved}");
+    let typed = client.send_to(&id, json!({"keys": "time "}));
+    assert!(typed.ends_with(&format!("\n$ time ▌{line}")), "{typed}");
+    let ran = client.send_to(&id, json!({"keys": "<Enter>"}));
+    assert!(ran.contains("one two three four five six seven eight nine\n"), "{ran}");
+    client.finish();
+}
+
 /// What the caller was shown below the cursor (node's preview of a value) is no unread output
 /// at a close, which moves it into the transcript: node left it there on its way out, and the
 /// close repeated it.

@@ -459,13 +459,44 @@ fn below_cursor(
     if (furthest.reached(id, cursor_line) > cursor_line && !running) || !wanted {
         return None;
     }
-    let cursor = usize::from(screen.cursor.row);
+    // (The rows the cursor's row wraps into are its line's, which no row below holds: the
+    // rest of a long command line edited at its start.)
+    let cursor = usize::from(screen.cursor.row) + wraps_into(screen, screen.cursor.row.into());
     let blank = |row: &String| row.trim().is_empty();
     let last = match running {
         true => cursor + screen.lines.get(cursor + 1..)?.iter().take_while(|r| !blank(r)).count(),
         false => screen.lines.iter().rposition(|row| !blank(row))?,
     };
-    (last > cursor).then(|| (screen.cursor.row + 1, frame().rows_text(cursor + 1..last + 1)))
+    let first = u16::try_from(cursor + 1).ok()?;
+    (last > cursor).then(|| (first, frame().rows_text(cursor + 1..last + 1)))
+}
+
+/// How many rows `row` of `screen` wraps into, one after another (the terminal wrapped its
+/// text at the last column): the rows of its line after it.
+fn wraps_into(screen: &Screen, row: usize) -> usize {
+    let rows = screen.lines.len();
+    (row..rows.saturating_sub(1))
+        .take_while(|r| screen.wrapped.get(*r).copied().unwrap_or(false))
+        .count()
+}
+
+/// The text of the line `row` of `screen` is on after that row, as a transcript line holds
+/// it, when the row wraps into the next: each row it wraps into, the row before filled with
+/// blanks to the last column (the terminal went on there; the screen's rows trim them).
+/// `None` when the row does not wrap.
+fn line_after_row(screen: &Screen, row: usize) -> Option<String> {
+    let count = wraps_into(screen, row);
+    (count > 0).then(|| {
+        let mut rest = String::new();
+        for at in row..row + count {
+            let text = screen.lines.get(at).map_or("", String::as_str);
+            let width = cell_col(text, text.len());
+            let blanks = usize::from(screen.cols.saturating_sub(width));
+            rest.push_str(&" ".repeat(blanks));
+            rest.push_str(screen.lines.get(at + 1).map_or("", String::as_str));
+        }
+        rest
+    })
 }
 
 /// The pager's prompt line `read` ended on, if it did (see [`PagerPrompt`]): the program
@@ -782,9 +813,14 @@ pub(crate) fn show(
     let waiting = new.status.activity == crate::Activity::WaitingForInput;
     // (A hidden cursor marks no place to type: `top`'s rests after its last process row.)
     let cursor_row = snapshot.as_ref().filter(|s| waiting && s.cursor.visible).map(|s| {
-        let row = s.lines.get(usize::from(s.cursor.row)).map_or("", String::as_str);
+        let at = usize::from(s.cursor.row);
+        let row = s.lines.get(at).map_or("", String::as_str);
         let (before, after) = row.split_at(byte_at_cell(row, s.cursor.col));
-        unpad::unpad_split(before, after, info.cols)
+        match line_after_row(s, at) {
+            // (A wrapped line reaches no right prompt: zsh leaves it out then.)
+            Some(rest) => (before.to_owned(), format!("{after}{rest}")),
+            None => unpad::unpad_split(before, after, info.cols),
+        }
     });
     let id = session.id();
     let shows_screen = |s: &Screen| {
