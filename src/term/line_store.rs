@@ -5,6 +5,11 @@
 //! A `String` per line cost an allocation for every line that scrolled by and a free for every
 //! line dropped from the front, on memory long gone from the cache: in a flood of short lines
 //! malloc and free took about 15 % of the feed path's time (BENCHMARKS.md §16).
+//!
+//! The buffers hold bytes, and a line is checked to be UTF-8 only when it is read: the drain
+//! stores rows it took a byte a cell, each byte checked printable ASCII as it was copied, and
+//! every other line comes from a `str`, so a line is always text; a flood pushes most lines
+//! out unread, and those are never validated (BENCHMARKS.md §26).
 
 use std::collections::VecDeque;
 
@@ -28,13 +33,13 @@ struct Span {
 pub(crate) struct LineStore {
     /// The size at which a buffer is closed.
     chunk_bytes: usize,
-    chunks: VecDeque<String>,
+    chunks: VecDeque<Vec<u8>>,
     /// The number of the chunk at the front of `chunks`.
     first_chunk: u64,
     spans: VecDeque<Span>,
     /// A buffer freed from the front, kept for the next one needed (so a steady flood
     /// allocates nothing).
-    spare: Option<String>,
+    spare: Option<Vec<u8>>,
 }
 
 impl Default for LineStore {
@@ -68,7 +73,7 @@ impl LineStore {
     fn text(&self, span: Span) -> &str {
         let chunk = &self.chunks[(span.chunk - self.first_chunk) as usize];
         let start = span.start as usize;
-        &chunk[start..start + span.len as usize]
+        as_text(&chunk[start..start + span.len as usize])
     }
 
     /// The lines, oldest first.
@@ -76,9 +81,9 @@ impl LineStore {
         self.spans.iter().map(|span| self.text(*span))
     }
 
-    /// Appends a line (lines longer than 4 GiB are not made: transcripts cut lines far
-    /// shorter).
-    pub(crate) fn push(&mut self, line: &str) {
+    /// Appends a line, which must be UTF-8 text: a `str`'s bytes, or bytes checked to be
+    /// ASCII (lines longer than 4 GiB are not made: transcripts cut lines far shorter).
+    pub(crate) fn push(&mut self, line: &[u8]) {
         let fits = self.chunks.back().is_some_and(|chunk| {
             let len = chunk.len() + line.len();
             len <= self.chunk_bytes || (chunk.is_empty() && len <= chunk.capacity())
@@ -88,8 +93,8 @@ impl LineStore {
                 Some(spare) if spare.capacity() >= line.len() => spare,
                 // The first buffer grows with the output; once one has filled, the next is
                 // made whole at once.
-                _ if self.chunks.is_empty() && self.first_chunk == 0 => String::new(),
-                _ => String::with_capacity(self.chunk_bytes.max(line.len())),
+                _ if self.chunks.is_empty() && self.first_chunk == 0 => Vec::new(),
+                _ => Vec::with_capacity(self.chunk_bytes.max(line.len())),
             };
             chunk.clear();
             self.chunks.push_back(chunk);
@@ -97,7 +102,7 @@ impl LineStore {
         let chunk_number = self.first_chunk + self.chunks.len() as u64 - 1;
         let chunk = self.chunks.back_mut().expect("a chunk was just made");
         let start = chunk.len();
-        chunk.push_str(line);
+        chunk.extend_from_slice(line);
         let len = u32::try_from(line.len()).unwrap_or(u32::MAX);
         let start = u32::try_from(start).unwrap_or(u32::MAX);
         self.spans.push_back(Span { chunk: chunk_number, start, len });
@@ -125,6 +130,21 @@ impl LineStore {
     }
 }
 
+/// Bytes stored as text, as the text they are. They are UTF-8 by how every line is made (see
+/// [`LineStore::push`]); were they ever not, the reader gets their valid beginning, and a
+/// build with debug assertions (every test and fuzz run) stops there.
+pub(crate) fn as_text(bytes: &[u8]) -> &str {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(error) => {
+            if cfg!(debug_assertions) {
+                panic!("stored bytes are not UTF-8: {error}");
+            }
+            std::str::from_utf8(&bytes[..error.valid_up_to()]).unwrap_or_default()
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -135,7 +155,7 @@ mod tests {
         let lines: Vec<String> =
             (0..20_000).map(|i| format!("line {i} {}", "x".repeat(i % 97))).collect();
         for line in &lines {
-            store.push(line);
+            store.push(line.as_bytes());
         }
         assert_eq!(store.len(), lines.len());
         assert!(store.chunks.len() > 10, "{} buffers", store.chunks.len());
@@ -157,9 +177,9 @@ mod tests {
         let mut store = LineStore::default();
         let long = "y".repeat(3 * CHUNK);
         for round in 0..3 {
-            store.push("");
-            store.push(&long);
-            store.push("short");
+            store.push(b"");
+            store.push(long.as_bytes());
+            store.push(b"short");
             assert_eq!(store.get(1).map(str::len), Some(long.len()), "round {round}");
             assert_eq!(store.get(2), Some("short"));
             assert_eq!(store.get(0), Some(""));
@@ -172,7 +192,7 @@ mod tests {
         }
         // A steady flood through a bounded store reuses its buffers.
         for i in 0..100_000 {
-            store.push(&format!("flood {i}"));
+            store.push(format!("flood {i}").as_bytes());
             if store.len() > 1000 {
                 store.pop_front();
             }
@@ -186,13 +206,13 @@ mod tests {
     fn a_small_store_holds_little_besides_its_lines() {
         let mut store = LineStore::with_chunk_bytes(256);
         for i in 0..10_000 {
-            store.push(&format!("line {i} {}", "z".repeat(i % 40)));
+            store.push(format!("line {i} {}", "z".repeat(i % 40)).as_bytes());
             while store.len() > 20 {
                 store.pop_front();
             }
             let lines: usize = store.iter().map(str::len).sum();
-            let held: usize = store.chunks.iter().map(String::capacity).sum::<usize>()
-                + store.spare.as_ref().map_or(0, String::capacity);
+            let held: usize = store.chunks.iter().map(Vec::capacity).sum::<usize>()
+                + store.spare.as_ref().map_or(0, Vec::capacity);
             assert!(held <= lines + 4 * 256, "line {i}: {held} bytes for {lines}");
         }
     }

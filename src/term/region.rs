@@ -82,7 +82,7 @@ impl<T> RegionWatch<'_, T> {
         // in the region: the rows above it (another region left it there) are lines of their
         // own, the pending text held aside until its row comes.
         let mut held = None;
-        if !self.transcript.pending().is_empty() {
+        if self.transcript.has_pending_rows() {
             match *self.pending_row {
                 Some(row) if row == self.top => {}
                 Some(row) if (self.top..self.bottom).contains(&row) => {
@@ -117,7 +117,7 @@ impl<T> RegionWatch<'_, T> {
             *self.pending_row = Some(row - count);
             return;
         }
-        *self.pending_row = (!self.transcript.pending().is_empty()).then_some(self.top);
+        *self.pending_row = self.transcript.has_pending_rows().then_some(self.top);
     }
 
     /// The rows an automatic wrap scrolls off before `c` is written (alacritty's `input`).

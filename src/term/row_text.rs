@@ -174,28 +174,26 @@ fn cells_text(cells: &[Cell], last: usize, out: &mut String) -> usize {
 /// Appends the text of `row` as part of a logical line, a byte a cell, when every cell up to
 /// its last non-blank one (every cell, when the row is soft-wrapped) holds a printable ASCII
 /// character, and returns `true`; otherwise returns `false` with `out` as it was, and the
-/// caller takes [`line_text`].
+/// caller takes [`line_text`]. Every byte it appends is printable ASCII, so `out` stays text
+/// if it was.
 ///
 /// Only the characters are checked, not the cells' flags and marks: the caller must know that
 /// the grid holds no wide character, spacer or combining mark ([`holds_wide_or_marked`]), whose
 /// cells can have ASCII characters (a spacer is a blank) but other text.
-pub(crate) fn ascii_line_text(row: &Row<Cell>, out: &mut String) -> bool {
+pub(crate) fn ascii_line_text(row: &Row<Cell>, out: &mut Vec<u8>) -> bool {
     let cells = &row[..];
     let kept = if is_wrapped(row) { cells } else { &cells[..ascii_end(cells)] };
-    let mut bytes = std::mem::take(out).into_bytes();
-    let start = bytes.len();
+    let start = out.len();
     let mut outside = false;
-    bytes.extend(kept.iter().map(|cell| {
+    out.extend(kept.iter().map(|cell| {
         let c = u32::from(cell.c);
         // Not from a space to `~`: a tab, a control or anything non-ASCII.
         outside |= c.wrapping_sub(0x20) > 0x5e;
         c as u8
     }));
     if outside {
-        bytes.truncate(start);
+        out.truncate(start);
     }
-    // Cannot fail: `out` was text, and every byte added is ASCII (or was taken back).
-    *out = String::from_utf8(bytes).unwrap_or_default();
     !outside
 }
 

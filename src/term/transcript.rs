@@ -9,7 +9,7 @@
 use std::collections::VecDeque;
 
 use super::echo_layout::{EchoTrail, agreeing};
-use super::line_store::LineStore;
+use super::line_store::{LineStore, as_text};
 use crate::TranscriptLines;
 use crate::types::Output;
 
@@ -233,7 +233,7 @@ impl ReadMark {
         match self.seen.iter().find(|seen| seen.number == number) {
             Some(seen) if !agrees(seen, text) => 0,
             _ if number < self.next => text.len(),
-            _ => floor_char_boundary(text, self.offset),
+            _ => floor_char_boundary(text.as_bytes(), self.offset),
         }
     }
 }
@@ -290,8 +290,9 @@ pub(crate) struct Transcript {
     max_lines: usize,
     max_bytes: usize,
     max_line: usize,
-    /// Settled rows of a logical line that continues on the screen.
-    pending: String,
+    /// Settled rows of a logical line that continues on the screen: UTF-8 text, as the
+    /// store's lines are (checked when read, see `line_store`).
+    pending: Vec<u8>,
     /// Lines from this number on are kept past the bounds (a waiter has not searched them).
     pin: Option<u64>,
     /// The cursor of the reader being served: reader 0's, or another's while
@@ -320,11 +321,13 @@ fn holds_echo(text: &str, echo: &str) -> Option<usize> {
     })
 }
 
-fn floor_char_boundary(s: &str, mut at: usize) -> usize {
+/// The last character boundary of the UTF-8 text `s` at or before `at`.
+fn floor_char_boundary(s: &[u8], mut at: usize) -> usize {
     if at >= s.len() {
         return s.len();
     }
-    while !s.is_char_boundary(at) {
+    // A boundary is where a byte is not a continuation byte (0b10xx_xxxx).
+    while at > 0 && (s[at] as i8) < -0x40 {
         at -= 1;
     }
     at
@@ -351,7 +354,7 @@ impl Transcript {
             max_lines,
             max_bytes,
             max_line: max_line.max(4),
-            pending: String::new(),
+            pending: Vec::new(),
             reader: Reader::default(),
             pin: None,
             others: VecDeque::new(),
@@ -452,7 +455,17 @@ impl Transcript {
 
     /// Settled rows of the logical line that continues at the top of the screen.
     pub(crate) fn pending(&self) -> &str {
-        &self.pending
+        as_text(&self.pending)
+    }
+
+    /// Whether rows of a logical line that continues on the screen are settled.
+    pub(crate) fn has_pending_rows(&self) -> bool {
+        !self.pending.is_empty()
+    }
+
+    /// The length in bytes of [`Transcript::pending`].
+    pub(crate) fn pending_len(&self) -> usize {
+        self.pending.len()
     }
 
     /// The first line the reader has not completely read.
@@ -478,17 +491,27 @@ impl Transcript {
 
     /// Settles one grid row; `wrapped` rows continue into the next row.
     pub(crate) fn push_row(&mut self, text: &str, wrapped: bool) {
+        self.push_row_bytes(text.as_bytes(), wrapped);
+    }
+
+    /// [`Transcript::push_row`] for a row's text as bytes, which must be UTF-8: a `str`'s, or
+    /// bytes checked to be ASCII as `row_text::ascii_line_text` makes them (the store checks
+    /// a line only when it is read: see `line_store`).
+    pub(crate) fn push_row_bytes(&mut self, text: &[u8], wrapped: bool) {
+        if cfg!(debug_assertions) {
+            assert!(std::str::from_utf8(text).is_ok(), "a row's text is not UTF-8");
+        }
         if self.pending.is_empty() && !wrapped && text.len() <= self.max_line {
             // The common case: a whole line in one row.
             self.settle(text);
             return;
         }
-        self.pending.push_str(text);
+        self.pending.extend_from_slice(text);
         if self.pending.len() > self.max_line {
             // Cut in place and move the rest once: cutting off one line at a time copied the
             // rest each time (a row of many marks, or a small `max_line`, made it quadratic).
             let pending = std::mem::take(&mut self.pending);
-            let mut rest = pending.as_str();
+            let mut rest = pending.as_slice();
             while rest.len() > self.max_line {
                 let (line, after) = rest.split_at(self.cut(rest));
                 self.settle(line);
@@ -502,7 +525,7 @@ impl Transcript {
     }
 
     /// Where a logical line longer than `max_line` is cut: its first line ends there.
-    fn cut(&self, line: &str) -> usize {
+    fn cut(&self, line: &[u8]) -> usize {
         floor_char_boundary(line, self.max_line).max(1)
     }
 
@@ -525,7 +548,7 @@ impl Transcript {
             }
             let mut rest = line.as_str();
             while rest.len() > self.max_line {
-                let (piece, after) = rest.split_at(self.cut(rest));
+                let (piece, after) = rest.split_at(self.cut(rest.as_bytes()));
                 split.push(piece.to_owned());
                 rest = after;
             }
@@ -550,7 +573,7 @@ impl Transcript {
     /// `Emulator::end_soft_wrap`).
     pub(crate) fn end_pending(&mut self) {
         if !self.pending.is_empty() {
-            let text = self.pending.trim_end_matches(' ').len();
+            let text = self.pending.iter().rposition(|&byte| byte != b' ').map_or(0, |at| at + 1);
             self.pending.truncate(text);
             self.settle_pending();
         }
@@ -559,13 +582,13 @@ impl Transcript {
     /// Takes the pending rows out, while rows above the one they continue on settle as lines
     /// of their own (see `Emulator::drain_history`); [`Transcript::restore_pending`] puts
     /// them back.
-    pub(crate) fn take_pending(&mut self) -> String {
+    pub(crate) fn take_pending(&mut self) -> Vec<u8> {
         std::mem::take(&mut self.pending)
     }
 
     /// Puts back the pending rows [`Transcript::take_pending`] took out, once the rows settled
     /// meanwhile ended their own line (nothing is pending).
-    pub(crate) fn restore_pending(&mut self, pending: String) {
+    pub(crate) fn restore_pending(&mut self, pending: Vec<u8>) {
         debug_assert!(self.pending.is_empty(), "pending rows restored over others");
         self.pending = pending;
     }
@@ -575,7 +598,7 @@ impl Transcript {
         if !self.pending.is_empty() {
             self.settle_pending();
         }
-        self.settle(text);
+        self.settle(text.as_bytes());
     }
 
     /// Keeps the lines from `line` on past the bounds until [`Transcript::unpin`].
@@ -601,7 +624,7 @@ impl Transcript {
         self.lines.len() > 2 * self.max_lines || self.bytes > 2 * self.max_bytes
     }
 
-    fn settle(&mut self, line: &str) {
+    fn settle(&mut self, line: &[u8]) {
         self.bytes += line.len() + 1;
         self.lines.push(line);
         self.trim();
@@ -679,7 +702,7 @@ impl Transcript {
         if out.missed_lines > 0 {
             let marker = dropped_marker(out.missed_lines);
             // Within the read's bound, like the text.
-            out.text = marker[..floor_char_boundary(&marker, max_bytes)].to_owned();
+            out.text = marker[..floor_char_boundary(marker.as_bytes(), max_bytes)].to_owned();
         }
         let mut budget = max_bytes - out.text.len();
         // Settled lines.
@@ -687,7 +710,7 @@ impl Transcript {
             let line = self.line(self.reader.next).unwrap_or("");
             let rest = line.get(self.reader.offset..).unwrap_or("");
             if rest.len() + 1 > budget {
-                let take = floor_char_boundary(rest, budget);
+                let take = floor_char_boundary(rest.as_bytes(), budget);
                 out.text.push_str(&rest[..take]);
                 self.reader.offset += take;
                 out.truncated = true;
@@ -711,7 +734,7 @@ impl Transcript {
             let rest = line.get(offset..).unwrap_or("");
             let newline = usize::from(!last);
             if rest.len() + newline > budget {
-                let take = floor_char_boundary(rest, budget);
+                let take = floor_char_boundary(rest.as_bytes(), budget);
                 out.text.push_str(&rest[..take]);
                 self.reader.next = number;
                 self.reader.offset = offset + take;

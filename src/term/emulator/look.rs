@@ -378,7 +378,7 @@ impl Emulator {
         let mut lines = Vec::new();
         // The transcript's pending text continues on the first row, or on the row a region's
         // scrolling left it before; it is left out with that row when the row is above `top`.
-        let pending_row = self.pending_row.filter(|_| !transcript.pending().is_empty());
+        let pending_row = self.pending_row.filter(|_| transcript.has_pending_rows());
         let mut current = if pending_row.is_none() && top == 0 {
             transcript.pending().to_owned()
         } else {

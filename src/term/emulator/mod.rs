@@ -585,7 +585,7 @@ impl Emulator {
         let to_cursor = self.lines_down_to(transcript, top, self.cursor_row());
         let lines = self.lines_down_to(transcript, 0, self.last_row_read());
         let cells = usize::from(self.cols) * usize::from(self.rows);
-        self.scanner.add(0, 2 * (cells + transcript.pending().len()));
+        self.scanner.add(0, 2 * (cells + transcript.pending_len()));
         HiddenTail { lines, to_cursor, top, cursor, reusable: true }
     }
 
@@ -1017,6 +1017,9 @@ impl Emulator {
                 self.pending_row = row.checked_sub(history).filter(|&row| row > 0);
             }
         }
+        // A row taken a byte a cell goes to the transcript as the bytes `ascii_line_text`
+        // checked, any other as text; the store checks a line is text only when it is read.
+        let mut bytes = Vec::new();
         let mut text = String::new();
         let blank = alacritty_terminal::term::cell::Cell::default();
         let grid = self.term.grid_mut();
@@ -1029,16 +1032,21 @@ impl Emulator {
                 transcript.restore_pending(held);
             }
             let row = &mut grid[Line(-(back as i32))];
-            text.clear();
-            if self.wide_or_marked || !ascii_line_text(row, &mut text) {
+            bytes.clear();
+            let taken = if !self.wide_or_marked && ascii_line_text(row, &mut bytes) {
+                if cfg!(debug_assertions) {
+                    // Every test and fuzz run checks the fast path against the general one.
+                    text.clear();
+                    line_text(row, &mut text);
+                    assert_eq!(bytes, text.as_bytes(), "a row taken a byte a cell differs");
+                }
+                bytes.as_slice()
+            } else {
+                text.clear();
                 line_text(row, &mut text);
-            } else if cfg!(debug_assertions) {
-                // Every test and fuzz run checks the fast path against the general one.
-                let mut general = String::new();
-                line_text(row, &mut general);
-                assert_eq!(text, general, "a row taken a byte a cell differs");
-            }
-            transcript.push_row(&text, is_wrapped(row));
+                text.as_bytes()
+            };
+            transcript.push_row_bytes(taken, is_wrapped(row));
             // Cleared now rather than when alacritty reuses the row (which then finds nothing
             // to clear): the grid keeps up to a thousand cleared-off rows for reuse, whose
             // cells would otherwise keep their hyperlinks and combining marks (a 2 KB link on
