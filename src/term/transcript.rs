@@ -1134,6 +1134,35 @@ mod tests {
         assert!(room < 4 << 20, "the pieces hold {room} bytes for 2 MiB of text");
     }
 
+    /// The store's lines are bytes, cut where a character begins: a cut found on the bytes is
+    /// the one `str` finds, at every position of text of one- to four-byte characters.
+    #[test]
+    fn a_cut_in_bytes_falls_where_a_character_begins() {
+        let text = "aé€𝄞 b\u{301}cÿ€€é𝄞𝄞xÿ";
+        for at in 0..=text.len() + 2 {
+            let expected = (0..=at.min(text.len())).rev().find(|&i| text.is_char_boundary(i));
+            assert_eq!(Some(floor_char_boundary(text.as_bytes(), at)), expected, "at {at}");
+        }
+    }
+
+    /// A row of many-byte characters settled as bytes, longer than a line may be, comes back
+    /// as the same text in pieces cut between characters, wrapped or not.
+    #[test]
+    fn rows_settled_as_bytes_are_cut_between_characters() {
+        for wrapped in [false, true] {
+            let mut t = Transcript::new(1000, 1 << 20, 10);
+            let row = "é€𝄞".repeat(7);
+            t.push_row_bytes(row.as_bytes(), wrapped);
+            t.push_row_bytes("ab".as_bytes(), false);
+            let lines: Vec<&str> = (t.first()..t.end()).filter_map(|n| t.line(n)).collect();
+            assert!(lines.iter().all(|line| line.len() <= 10), "{lines:?}");
+            assert_eq!(lines.concat(), row.clone() + "ab");
+            if !wrapped {
+                assert_eq!(lines.last(), Some(&"ab"), "an unwrapped row ends its line");
+            }
+        }
+    }
+
     /// A row longer than a line may be (a small `max_read_bytes`) is settled in pieces, each
     /// cut once: cutting one piece off at a time copied the rest at every cut (here 137 GB).
     #[test]
