@@ -84,17 +84,32 @@ impl LineStore {
     /// Appends a line, which must be UTF-8 text: a `str`'s bytes, or bytes checked to be
     /// ASCII (lines longer than 4 GiB are not made: transcripts cut lines far shorter).
     pub(crate) fn push(&mut self, line: &[u8]) {
+        self.push_with(line.len(), |chunk| {
+            chunk.extend_from_slice(line);
+            true
+        });
+    }
+
+    /// Appends the line `write` appends to the buffer it is given, at most `most` bytes of
+    /// UTF-8 text, written in place rather than copied (a row taken a byte a cell); when
+    /// `write` returns `false` nothing is added, and what it appended is taken back. Returns
+    /// the line's length, if one was added.
+    pub(crate) fn push_with(
+        &mut self,
+        most: usize,
+        write: impl FnOnce(&mut Vec<u8>) -> bool,
+    ) -> Option<usize> {
         let fits = self.chunks.back().is_some_and(|chunk| {
-            let len = chunk.len() + line.len();
+            let len = chunk.len() + most;
             len <= self.chunk_bytes || (chunk.is_empty() && len <= chunk.capacity())
         });
         if !fits {
             let mut chunk = match self.spare.take() {
-                Some(spare) if spare.capacity() >= line.len() => spare,
+                Some(spare) if spare.capacity() >= most => spare,
                 // The first buffer grows with the output; once one has filled, the next is
                 // made whole at once.
                 _ if self.chunks.is_empty() && self.first_chunk == 0 => Vec::new(),
-                _ => Vec::with_capacity(self.chunk_bytes.max(line.len())),
+                _ => Vec::with_capacity(self.chunk_bytes.max(most)),
             };
             chunk.clear();
             self.chunks.push_back(chunk);
@@ -102,10 +117,15 @@ impl LineStore {
         let chunk_number = self.first_chunk + self.chunks.len() as u64 - 1;
         let chunk = self.chunks.back_mut().expect("a chunk was just made");
         let start = chunk.len();
-        chunk.extend_from_slice(line);
-        let len = u32::try_from(line.len()).unwrap_or(u32::MAX);
+        if !write(chunk) {
+            chunk.truncate(start);
+            return None;
+        }
+        let len = chunk.len() - start;
         let start = u32::try_from(start).unwrap_or(u32::MAX);
-        self.spans.push_back(Span { chunk: chunk_number, start, len });
+        let span_len = u32::try_from(len).unwrap_or(u32::MAX);
+        self.spans.push_back(Span { chunk: chunk_number, start, len: span_len });
+        Some(len)
     }
 
     /// Drops the oldest line; returns its length.
@@ -199,6 +219,30 @@ mod tests {
         }
         assert_eq!(store.get(999), Some("flood 99999"));
         assert!(store.chunks.len() <= 2, "{}", store.chunks.len());
+    }
+
+    /// A line written in place lands as one pushed would; a writer that gives up leaves
+    /// nothing behind, in a buffer already used or in one made for it.
+    #[test]
+    fn lines_written_in_place_and_writers_that_give_up() {
+        let mut store = LineStore::with_chunk_bytes(16);
+        let give_up = |out: &mut Vec<u8>| {
+            out.extend_from_slice(b"nothing");
+            false
+        };
+        for i in 0..50 {
+            let line = format!("line {i}");
+            let written = store.push_with(line.len(), |out| {
+                out.extend_from_slice(line.as_bytes());
+                true
+            });
+            assert_eq!(written, Some(line.len()));
+            let held: usize = store.chunks.iter().map(Vec::len).sum();
+            assert_eq!(store.push_with(12, give_up), None);
+            assert_eq!(store.chunks.iter().map(Vec::len).sum::<usize>(), held, "line {i}");
+            assert_eq!(store.get(store.len() - 1), Some(line.as_str()));
+        }
+        assert!(store.iter().eq((0..50).map(|i| format!("line {i}"))));
     }
 
     /// What a small store holds besides its lines stays within four of its buffers.

@@ -507,6 +507,41 @@ impl Transcript {
             return;
         }
         self.pending.extend_from_slice(text);
+        self.pending_grew(wrapped);
+    }
+
+    /// Settles one grid row whose text `write` appends to the buffer it is given: at most
+    /// `most` bytes of UTF-8 text (bytes checked to be ASCII, as `row_text::ascii_line_text`
+    /// writes them), written in place where the line is kept rather than copied there. When
+    /// `write` returns `false` nothing is settled (what it appended is taken back) and the
+    /// caller settles the row another way.
+    pub(crate) fn push_row_with(
+        &mut self,
+        most: usize,
+        wrapped: bool,
+        write: impl FnOnce(&mut Vec<u8>) -> bool,
+    ) -> bool {
+        if self.pending.is_empty() && !wrapped && most <= self.max_line {
+            // The common case: a whole line in one row, written into the store.
+            let Some(len) = self.lines.push_with(most, write) else {
+                return false;
+            };
+            self.bytes += len + 1;
+            self.trim();
+            return true;
+        }
+        let start = self.pending.len();
+        if !write(&mut self.pending) {
+            self.pending.truncate(start);
+            return false;
+        }
+        self.pending_grew(wrapped);
+        true
+    }
+
+    /// Settles what of the pending rows a row just added to them ends: pieces of `max_line`
+    /// bytes, and the rest too unless the row is `wrapped`.
+    fn pending_grew(&mut self, wrapped: bool) {
         if self.pending.len() > self.max_line {
             // Cut in place and move the rest once: cutting off one line at a time copied the
             // rest each time (a row of many marks, or a small `max_line`, made it quadratic).
@@ -1146,17 +1181,34 @@ mod tests {
     }
 
     /// A row of many-byte characters settled as bytes, longer than a line may be, comes back
-    /// as the same text in pieces cut between characters, wrapped or not.
+    /// as the same text in pieces cut between characters, wrapped or not, copied or written
+    /// in place; a row whose writer gives up settles nothing.
     #[test]
     fn rows_settled_as_bytes_are_cut_between_characters() {
-        for wrapped in [false, true] {
+        for (wrapped, in_place) in [(false, false), (true, false), (false, true), (true, true)] {
             let mut t = Transcript::new(1000, 1 << 20, 10);
             let row = "é€𝄞".repeat(7);
-            t.push_row_bytes(row.as_bytes(), wrapped);
-            t.push_row_bytes("ab".as_bytes(), false);
+            let write = |out: &mut Vec<u8>| {
+                out.extend_from_slice(row.as_bytes());
+                true
+            };
+            if in_place {
+                assert!(t.push_row_with(row.len(), wrapped, write));
+            } else {
+                t.push_row_bytes(row.as_bytes(), wrapped);
+            }
+            let given_up = |out: &mut Vec<u8>| {
+                out.extend_from_slice(b"xyz");
+                false
+            };
+            assert!(!t.push_row_with(3, false, given_up));
+            assert!(t.push_row_with(2, false, |out| {
+                out.extend_from_slice(b"ab");
+                true
+            }));
             let lines: Vec<&str> = (t.first()..t.end()).filter_map(|n| t.line(n)).collect();
             assert!(lines.iter().all(|line| line.len() <= 10), "{lines:?}");
-            assert_eq!(lines.concat(), row.clone() + "ab");
+            assert_eq!(lines.concat(), row.clone() + "ab", "wrapped {wrapped}");
             if !wrapped {
                 assert_eq!(lines.last(), Some(&"ab"), "an unwrapped row ends its line");
             }

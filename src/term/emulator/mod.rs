@@ -1017,9 +1017,8 @@ impl Emulator {
                 self.pending_row = row.checked_sub(history).filter(|&row| row > 0);
             }
         }
-        // A row taken a byte a cell goes to the transcript as the bytes `ascii_line_text`
-        // checked, any other as text; the store checks a line is text only when it is read.
-        let mut bytes = Vec::new();
+        // A row taken a byte a cell is written straight where the transcript keeps it, as
+        // the bytes `ascii_line_text` checked; any other goes as text.
         let mut text = String::new();
         let blank = alacritty_terminal::term::cell::Cell::default();
         let grid = self.term.grid_mut();
@@ -1032,21 +1031,23 @@ impl Emulator {
                 transcript.restore_pending(held);
             }
             let row = &mut grid[Line(-(back as i32))];
-            bytes.clear();
-            let taken = if !self.wide_or_marked && ascii_line_text(row, &mut bytes) {
-                if cfg!(debug_assertions) {
-                    // Every test and fuzz run checks the fast path against the general one.
+            let wrapped = is_wrapped(row);
+            if cfg!(debug_assertions) && !self.wide_or_marked {
+                // Every test and fuzz run checks the fast path against the general one.
+                let mut bytes = Vec::new();
+                if ascii_line_text(row, &mut bytes) {
                     text.clear();
                     line_text(row, &mut text);
                     assert_eq!(bytes, text.as_bytes(), "a row taken a byte a cell differs");
                 }
-                bytes.as_slice()
-            } else {
+            }
+            let taken = !self.wide_or_marked
+                && transcript.push_row_with(row.len(), wrapped, |out| ascii_line_text(row, out));
+            if !taken {
                 text.clear();
                 line_text(row, &mut text);
-                text.as_bytes()
-            };
-            transcript.push_row_bytes(taken, is_wrapped(row));
+                transcript.push_row(&text, wrapped);
+            }
             // Cleared now rather than when alacritty reuses the row (which then finds nothing
             // to clear): the grid keeps up to a thousand cleared-off rows for reuse, whose
             // cells would otherwise keep their hyperlinks and combining marks (a 2 KB link on
