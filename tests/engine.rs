@@ -4677,18 +4677,21 @@ fn round_trip_id(id: &termloom::SessionId) -> termloom::SessionId {
 /// `Session::recording` of a large recording in memory does not hold up other sessions: the
 /// reactor hands over the events shared and the caller joins them. It copied the whole text
 /// on the reactor, up to the 1 GiB bound: 384 MiB took 0.7 s a call, and another session's
-/// `info()` waited 744 ms meanwhile. 192 MiB is about the least whose join on the reactor
-/// fails the test every time (another session waited 215–322 ms, 3 runs; 104–220 ms at 160
-/// MiB, 78–122 ms at 128 MiB); with the join on the caller's thread it waited 9–22 ms.
+/// `info()` waited 744 ms meanwhile (215–322 ms at 192 MiB, 104–220 ms at 160 MiB); with the
+/// join on the caller's thread it waited 9–22 ms, but once 115 ms in a CI run beside four
+/// test builds (a stall of the machine's, in one call of three). So the other session's
+/// longest wait is taken during each call, and the least of them must stay under 100 ms:
+/// a join on the reactor holds it up in every call (191–264 ms each at 320 MiB, tried).
 #[test]
 fn large_recording_in_memory_is_copied_off_the_reactor() {
-    use std::sync::Arc;
-    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    use std::sync::{Arc, Mutex};
     use std::time::Instant;
+    const CALLS: usize = 3;
     let mib: u64 = std::env::var("TERMLOOM_TEST_RECORDING_MIB")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(192);
+        .unwrap_or(320);
     let engine = engine();
     // NUL bytes, each recorded as six (`\u0000`): a sixth of the output for the recording's
     // size, and the cheapest bytes for the terminal to take.
@@ -4698,27 +4701,35 @@ fn large_recording_in_memory_is_copied_off_the_reactor() {
     expect_within(&big, Until::exit(), Duration::from_secs(1200));
     let other = engine.spawn(SpawnSpec::new("cat")).unwrap();
     let stop = Arc::new(AtomicBool::new(false));
+    // The call under way: 0 before the first, `n` during the `n`-th.
+    let call = Arc::new(AtomicUsize::new(0));
+    let worst = Arc::new(Mutex::new([Duration::ZERO; CALLS + 1]));
     let probe = {
-        let (other, stop) = (other.clone(), Arc::clone(&stop));
+        let (other, stop, call, worst) =
+            (other.clone(), Arc::clone(&stop), Arc::clone(&call), Arc::clone(&worst));
         std::thread::spawn(move || {
-            let mut worst = Duration::ZERO;
             while !stop.load(Ordering::Relaxed) {
+                let during = call.load(Ordering::Relaxed);
                 let started = Instant::now();
                 other.info().unwrap();
-                worst = worst.max(started.elapsed());
+                let waited = started.elapsed();
+                let mut worst = worst.lock().unwrap();
+                worst[during] = worst[during].max(waited);
             }
-            worst
         })
     };
     let mut recorded = 0;
-    for _ in 0..3 {
+    for n in 1..=CALLS {
+        call.store(n, Ordering::Relaxed);
         let started = Instant::now();
         recorded = big.recording().unwrap().unwrap().len();
         eprintln!("recording() of {recorded} bytes took {:?}", started.elapsed());
     }
     stop.store(true, Ordering::Relaxed);
-    let worst = probe.join().unwrap();
-    eprintln!("another session's info() waited at most {worst:?}");
+    probe.join().unwrap();
+    let during_calls = worst.lock().unwrap()[1..].to_vec();
+    eprintln!("another session's longest info() in each call: {during_calls:?}");
     assert!(recorded as u64 > mib << 20, "{recorded} bytes recorded");
-    assert!(worst < Duration::from_millis(100), "info() waited {worst:?} for recording()");
+    let least = during_calls.iter().min().copied().unwrap_or_default();
+    assert!(least < Duration::from_millis(100), "info() waited {during_calls:?} for recording()");
 }
