@@ -3361,6 +3361,45 @@ fn a_command_right_after_a_signal_runs_whole() {
     client.finish();
 }
 
+/// terminal_signal to a REPL that a shell with integration runs returns once the REPL reads
+/// again, as terminal_send's Ctrl-C does: it waited for the shell's prompt, which the REPL
+/// hides, and so ended only on 1.25 s of quiet (`settled after 1.25 s: quiet for 1250 ms`).
+/// A shell at its prompt still gets its new prompt waited for.
+#[test]
+fn a_signal_to_a_repl_in_a_shell_returns_when_it_reads_again() {
+    if !require(&shell_program()) || !require("python3") {
+        return;
+    }
+    let mut client = Client::initialized("2025-11-25");
+    let shell = client.tool("terminal_start", json!({"prompt": true, "timeout_ms": 20_000}));
+    assert_eq!(shell["wait"]["outcome"], "matched", "{shell}");
+    let id = shell["session_id"].clone();
+    let started = client.tool(
+        "terminal_send",
+        json!({"session_id": id, "text": "python3 -q", "submit": true, "for_text": ">>>", "timeout_ms": 20_000}),
+    );
+    assert_eq!(started["wait"]["outcome"], "matched", "{started}");
+    let busy = client.tool(
+        "terminal_send",
+        json!({"session_id": id, "text": "while True: pass", "submit": true, "keys": "<Enter>", "quiet_ms": 300}),
+    );
+    assert_eq!(busy["status"]["activity"], "running", "{busy}");
+    for round in 0..2 {
+        // A busy loop, then the REPL idle at its prompt.
+        let signalled = client.call("terminal_signal", json!({"session_id": id, "signal": "INT"}));
+        let shown = text(&signalled);
+        let header = shown.lines().next().unwrap_or_default();
+        assert_eq!(header, "[python3 waiting for keys]", "round {round}: {shown}");
+        assert!(shown.contains("KeyboardInterrupt"), "round {round}: {shown}");
+    }
+    client.tool("terminal_send", json!({"session_id": id, "keys": "<C-d>", "prompt": true}));
+    let signalled = client.call("terminal_signal", json!({"session_id": id, "signal": "INT"}));
+    let shown = text(&signalled);
+    assert!(shown.lines().next().unwrap_or_default().contains("at the shell prompt"), "{shown}");
+    client.tool("terminal_close", json!({"session_id": id}));
+    client.finish();
+}
+
 /// No result carries a control character (so no escape sequence), whatever the arguments held
 /// (echoed in errors) or a program put in its title.
 #[test]

@@ -465,10 +465,14 @@ pub(crate) fn signal(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> 
     let sent =
         session.signal_to(signal, target).map_err(|err| ended_before(err, "no signal was sent"))?;
     // The program's answer to the signal (a shell redrawing its prompt after SIGINT, say) is
-    // waited for as terminal_send waits (a shell with integration: until its new prompt), so
-    // the next call finds it settled.
-    let default =
-        if status_before.shell_integration { DefaultWait::Prompt } else { DefaultWait::Settle };
+    // waited for as terminal_send waits (a shell with integration at its prompt: until its
+    // new prompt), so the next call finds it settled. A program the shell runs (a REPL) is
+    // waited for as terminal_send's Ctrl-C waits for it, until it reads again: a shell's
+    // prompt drawn once the signal ended it comes before the shell reads. (Waiting for the
+    // shell's prompt alone ended only on 1.25 s of quiet there.)
+    let shell_at_prompt =
+        status_before.shell_integration && status_before.activity == Activity::AtPrompt;
+    let default = if shell_at_prompt { DefaultWait::Prompt } else { DefaultWait::Settle };
     let plan = waits::plan(args, default, call.engine.config())?;
     let report = plan
         .map(|plan| waits::run_after(call, &session, &plan, "the signal was sent"))
