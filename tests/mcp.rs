@@ -1372,6 +1372,40 @@ fn keys_before_an_escape_are_read_before_it() {
     client.finish();
 }
 
+/// The keys before an Escape are given half a second to be read, no more: a game redrawing
+/// every 50 ms, which never waits for input, got the Escape only at the end of the default
+/// wait's 10 s after `jj` (review we). The game shows how long after the first key the
+/// Escape came.
+#[test]
+fn an_escape_after_keys_reaches_a_program_that_never_waits_soon() {
+    let script = "import os, select, sys, time, tty\n\
+        tty.setraw(0)\n\
+        typed, state, tick, first = b'', 'RUNNING', 0, None\n\
+        while True:\n\
+        \x20   tick += 1\n\
+        \x20   sys.stdout.write(f'\\x1b[H\\x1b[2Ktick {tick} {state} typed={typed!r}')\n\
+        \x20   sys.stdout.flush()\n\
+        \x20   if select.select([0], [], [], 0.05)[0]:\n\
+        \x20       data = os.read(0, 64)\n\
+        \x20       first = first or time.monotonic()\n\
+        \x20       typed += data.replace(b'\\x1b', b'')\n\
+        \x20       if b'\\x1b' in data: state = f'PAUSED after {time.monotonic() - first:.1f} s'\n";
+    let mut client = Client::initialized("2025-11-25");
+    let argv = json!(["python3", "-c", script]);
+    let id =
+        client.tool("terminal_start", json!({"argv": argv, "cols": 60, "rows": 10}))["session_id"]
+            .clone();
+    let sent = client.call("terminal_send", json!({"session_id": id, "keys": "jj<Esc>"}));
+    let screen = client.call("terminal_read", json!({"session_id": id, "view": "screen"}));
+    let shown = screen["structuredContent"]["screen"]["text"].as_str().unwrap().to_owned();
+    let after = shown.split("PAUSED after ").nth(1).and_then(|rest| rest.split(' ').next());
+    let seconds: f64 = after.and_then(|s| s.parse().ok()).unwrap_or(f64::MAX);
+    assert!(seconds < 3.0, "the Escape came {seconds} s after the keys: {shown}\n{}", text(&sent));
+    assert!(shown.contains("typed=b'jj'"), "{shown}");
+    client.call("terminal_close", json!({ "session_id": id }));
+    client.finish();
+}
+
 /// Keys cut short by a cancellation (while the call waits for a Tab to be read) type nothing
 /// more: no Enter after a line cut short (`rm -r build/ca<Tab>/tmp` would have run as
 /// `rm -r build/cache/`). The program logs what it read after the Tab, once busy a while, to

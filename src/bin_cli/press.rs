@@ -1,7 +1,8 @@
 //! `termloom run --keys` typed as a person presses them: a key script cut after each key the
 //! program must read alone ([`termloom::typing_parts`]: an Escape, a plain Tab), and before
 //! an Escape that keys come before (nano holds the keys read with one, undrawn), each part
-//! sent once the program has read the one before, as MCP `terminal_send keys` sends them.
+//! sent once the program has read the one before (the keys before an Escape given half a
+//! second: [`termloom::part_read_bound`]), as MCP `terminal_send keys` sends them.
 //! Read in one write with the keys after it, an Escape is a key code's start or an Alt chord
 //! (vim `--clean` took `<Esc>Otwo` for the keypad's 4, `ESC O t`), and node's REPL takes a
 //! Tab read with more keys for pasted text.
@@ -29,11 +30,18 @@ fn parts(script: &str) -> (Vec<String>, bool) {
     }
 }
 
-/// Waits, until `deadline` (10 s at most), for the program to read what was typed: until it
+/// The longest wait for `parts[at]` to be read before the next part is typed
+/// ([`termloom::part_read_bound`]: half a second before an Escape, 10 s otherwise).
+fn part_bound(parts: &[String], at: usize) -> Duration {
+    let next = parts.get(at + 1).map_or("", String::as_str);
+    termloom::part_read_bound(&parts[at], next).unwrap_or(PART_TIMEOUT)
+}
+
+/// Waits, until `deadline` (`bound` at most), for the program to read what was typed: until it
 /// waits for input again, exits or stays quiet 1.25 s (one still busy then gets the next keys
 /// typed ahead). Whether it ended.
-fn read(session: &Session, deadline: Instant) -> termloom::Result<bool> {
-    let left = deadline.saturating_duration_since(Instant::now()).min(PART_TIMEOUT);
+fn read(session: &Session, deadline: Instant, bound: Duration) -> termloom::Result<bool> {
+    let left = deadline.saturating_duration_since(Instant::now()).min(bound);
     if left.is_zero() {
         return Ok(false);
     }
@@ -51,7 +59,7 @@ pub(super) fn all(session: &Session, script: &str, timeout: Duration) -> termloo
     let count = parts.len();
     for (at, part) in parts.iter().enumerate() {
         session.send_keys(part)?;
-        if (at + 1 < count || last_alone) && read(session, deadline)? {
+        if (at + 1 < count || last_alone) && read(session, deadline, part_bound(&parts, at))? {
             break;
         }
     }
@@ -68,13 +76,13 @@ pub(super) fn all_but_last(
     timeout: Duration,
 ) -> termloom::Result<Option<String>> {
     let deadline = Instant::now() + timeout;
-    let (mut parts, _) = parts(script);
-    let last = parts.pop().unwrap_or_default();
-    for part in parts {
-        session.send_keys(&part)?;
-        if read(session, deadline)? {
+    let (parts, _) = parts(script);
+    let Some((last, before)) = parts.split_last() else { return Ok(Some(String::new())) };
+    for (at, part) in before.iter().enumerate() {
+        session.send_keys(part)?;
+        if read(session, deadline, part_bound(&parts, at))? {
             return Ok(None);
         }
     }
-    Ok(Some(last))
+    Ok(Some(last.clone()))
 }

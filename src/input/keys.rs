@@ -600,10 +600,9 @@ impl Key {
     pub fn read_alone(&self) -> bool {
         let ctrl_only = self.mods == Modifiers { ctrl: true, ..Modifiers::NONE };
         match self.code {
-            KeyCode::Escape => true,
             KeyCode::Tab => self.mods == Modifiers::NONE,
-            KeyCode::Char('[' | 'i') => ctrl_only,
-            _ => false,
+            KeyCode::Char('i') => ctrl_only,
+            _ => self.read_after_the_keys_before(),
         }
     }
 
@@ -611,7 +610,7 @@ impl Key {
     /// (`<Esc>`, `<C-[>`), which nano takes for a Meta key's prefix and holds, with every key
     /// read with it, drawing none of them until the next key comes: `hello<Esc>` in one write
     /// left its screen as it was, where a person, whose Escape comes after the text, sees
-    /// `hello`.
+    /// `hello`. The keys before it are given [`READ_BEFORE_AN_ESCAPE`] to be read.
     pub fn read_after_the_keys_before(&self) -> bool {
         let ctrl_only = self.mods == Modifiers { ctrl: true, ..Modifiers::NONE };
         match self.code {
@@ -1126,6 +1125,26 @@ pub(crate) fn bytes_submit(bytes: &[u8]) -> bool {
     matches!(bytes.last(), Some(b'\r' | b'\n'))
 }
 
+/// The longest wait for the keys before an Escape to be read before the Escape is typed
+/// anyway ([`Key::read_after_the_keys_before`]): nano answers them in a few milliseconds,
+/// and a program that never waits for input (a game redrawing on its own clock) would hold
+/// the Escape for the whole wait, which the caller never meant to spend there (it waited
+/// 10 s before this bound). A program slower than this gets the Escape with its keys, as it
+/// did before keys were cut before an Escape.
+pub const READ_BEFORE_AN_ESCAPE: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// The longest wait for key script `part`, one of [`typing_parts`]'s, to be read before
+/// `next`, the part after it, is typed: [`READ_BEFORE_AN_ESCAPE`] when `part` was cut only
+/// because `next` begins with an Escape; `None` (the caller's own bound) when `part` ends
+/// with a key read alone, or either does not parse.
+pub fn part_read_bound(part: &str, next: &str) -> Option<std::time::Duration> {
+    let (part, next) = (parse_key_script(part).ok()?, parse_key_script(next).ok()?);
+    let ends_alone = matches!(part.last(), Some(ScriptItem::Key(key)) if key.read_alone());
+    let escape_next =
+        matches!(next.first(), Some(ScriptItem::Key(key)) if key.read_after_the_keys_before());
+    (escape_next && !ends_alone).then_some(READ_BEFORE_AN_ESCAPE)
+}
+
 /// A key script cut after each key that must be read alone ([`Key::read_alone`]) when more
 /// keys follow, and before an Escape that keys come before ([`Key::read_after_the_keys_before`]),
 /// as key scripts (a literal `<` as `<lt>`), each to be typed once the program has read the
@@ -1352,6 +1371,14 @@ mod tests {
         assert_eq!(parts("a<Tab><Esc>"), ["a<Tab>", "<Escape>"]);
         assert_eq!(parts("<M-x>a<M-[>"), ["<M-x>a<M-[>"]);
         assert_eq!(parts("a<C-i>b<M-i>c"), ["a<C-i>", "b<M-i>c"]);
+        // Keys cut only before an Escape are given half a second to be read; other cuts the
+        // caller's bound.
+        assert_eq!(part_read_bound("ihello", "<Escape>"), Some(READ_BEFORE_AN_ESCAPE));
+        assert_eq!(part_read_bound("x", "<C-[>q"), Some(READ_BEFORE_AN_ESCAPE));
+        assert_eq!(part_read_bound("a<Tab>", "<Escape>"), None);
+        assert_eq!(part_read_bound("<Escape>", "<Escape>"), None);
+        assert_eq!(part_read_bound("<Escape>", "q"), None);
+        assert_eq!(part_read_bound("a<Tab>", "b"), None);
         assert_eq!(parts("a<Tab>b<S-Tab>c<C-Tab>d"), ["a<Tab>", "b<S-Tab>c<C-Tab>d"]);
         assert_eq!(parts("<M-x><C-c><Up><Up><Enter>"), ["<M-x><C-c><Up><Up><Enter>"]);
         for script in ["a<lt>b<Esc>", "<Esc>", "<Down>", "<M-x><C-c>", "<C->>", "a<Tab><Tab>b"] {

@@ -432,7 +432,8 @@ fn held_paste_note(full_screen: bool, foreground: Option<&crate::Process>) -> Op
 
 /// Types key script `items` as a person presses them: the keys after a plain Tab or an
 /// Escape once the program has read it and waits for input again (or the default wait ends
-/// otherwise), and an Escape once the program has read the keys before it, as
+/// otherwise), and an Escape once the program has read the keys before it (or after
+/// [`READ_BEFORE_AN_ESCAPE`](crate::input::keys::READ_BEFORE_AN_ESCAPE)), as
 /// [`typing_parts`](crate::input::keys::typing_parts) cuts them.
 /// node's REPL takes a Tab read together with more keys for pasted text: `<Tab><Tab>`
 /// inserted two tab characters instead of completing. An Escape read together with the next
@@ -462,13 +463,15 @@ fn press_keys(
         let items = parse_key_script(part).map_err(crate::Error::from)?;
         line.send(session, Typing::Keys(items))
     };
-    for part in before {
+    for (at, part) in before.iter().enumerate() {
         let submits = send(part)?;
         let left = deadline.saturating_duration_since(std::time::Instant::now());
         if left.is_zero() {
             continue;
         }
-        let settle = waits::Plan::settle(config, left);
+        let next = parts.get(at + 1).map_or("", String::as_str);
+        let bound = crate::input::keys::part_read_bound(part, next).map_or(left, |b| b.min(left));
+        let settle = waits::Plan::settle(config, bound);
         let done = match earlier {
             Some(earlier) => format!(
                 "{earlier} and the keys up to a Tab or an Escape (or before an Escape) were typed, the rest of the keys not"
