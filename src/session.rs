@@ -797,8 +797,9 @@ impl Session {
     /// Types `line` and Enter into a shell started with shell integration, waits until its
     /// prompt comes back (at most `timeout`) and returns the command's own output, exit code
     /// and duration. The read cursor moves past the command, so the next [`Session::read`]
-    /// does not return it again (past lines printed before it that this handle never read
-    /// too: [`CommandResult::unread_before`] names them). Fails with a clear error when the
+    /// does not return it again (past text before its prompt that this handle was not given
+    /// as it reads now too: [`CommandResult::unread_before`] names it, with
+    /// [`CommandResult::previous_exit_code`] when no earlier read told it). Fails with a clear error when the
     /// shell shows no integration ([`Error::NoShellIntegration`]) or is not at its
     /// prompt ([`Error::NotAtPrompt`]), or when `line` is empty or
     /// holds a line break or another control character (the line is typed, so the line editor

@@ -510,13 +510,21 @@ pub struct CommandResult {
     ///
     /// [`Until::prompt`]: crate::Until::prompt
     pub prompt_waiting_for_input: bool,
-    /// The first and last transcript lines printed before the command, after the caller's
-    /// last read, that the caller had not read (the end of a command whose wait timed out,
-    /// printed after that result): the read cursor moved past them with the command's
-    /// output. [`Session::transcript_lines`](crate::Session::transcript_lines) reads them.
+    /// The first and last transcript lines before the command's prompt holding text the
+    /// caller was not given in its present form (the end of a command whose wait timed out,
+    /// printed after that result: lines never read, a line read in part and continued, a
+    /// progress line read and rewritten since, the text before the prompt on its own row),
+    /// the prompt's own lines left out when its start is marked (OSC 133 `A`): the read
+    /// cursor moved past them with the command's output.
+    /// [`Session::transcript_lines`](crate::Session::transcript_lines) reads them.
     pub unread_before: Option<(u64, u64)>,
-    /// With [`CommandResult::unread_before`], the exit code of the command that ended before
-    /// this one, as its shell reported it.
+    /// How many lines after the caller's read position were dropped from the transcript
+    /// (its bounds) before the command, unread: they came before
+    /// [`CommandResult::unread_before`].
+    pub unread_before_dropped: u64,
+    /// The exit code of the command that ended before this one, as its shell reported it,
+    /// when it ended after the caller's last read (no read or result told it: a command
+    /// whose wait timed out), whether or not it left lines unread.
     pub previous_exit_code: Option<i32>,
     /// The session's status when the command ended (or timed out).
     pub status: Status,

@@ -2393,6 +2393,92 @@ fn exec_names_the_unread_end_of_the_command_before() {
     assert!(!output.contains("unread"), "{output}");
 }
 
+/// Runs `command` with `exec` in session `sh` until it waits for a line (`read -t 30 go`,
+/// the result given then), answers it from another client, whose wait sees the prompt come
+/// back (this client's position stays where the exec left it), and returns what the next
+/// `exec` of this client (`echo next`) prints.
+fn exec_after_a_returned_exec(server: &PrivateServer, command: &str) -> String {
+    let output = server.cli(&["exec", "sh", command, "--timeout", LONG_MS]);
+    assert_code(&output, 3);
+    let answer = ["send", "sh", "--client", "other", "--submit", "--wait-prompt"];
+    server.ok(&[&answer[..], &["--timeout", LONG_MS]].concat());
+    let output = server.ok(&["exec", "sh", "echo next"]);
+    assert!(output.contains("\nnext\n[exit code 0"), "{output}");
+    output
+}
+
+/// The lines the note that starts `output` says to read, read.
+fn read_named_lines(server: &PrivateServer, output: &str) -> String {
+    let note = output.lines().next().unwrap_or_default();
+    let lines = note.split(" sh --lines=\"").nth(1).and_then(|l| l.split('"').next());
+    let lines = lines.unwrap_or_else(|| panic!("no read named: {output}"));
+    server.ok(&["read", "sh", "--lines", lines])
+}
+
+/// A progress line the timed-out result gave (`Building 1/9`), rewritten after it with
+/// `\r` (the error), is unread in its final form: named, as `read` returns it again (review
+/// wd: it was taken as read, the error and exit code left out); so is text the command left
+/// on the prompt's own row (`FAIL: no newline$ `).
+#[test]
+fn exec_names_a_line_rewritten_or_the_prompt_row_before_it() {
+    let server = PrivateServer::start();
+    server.ok(&["start", "--name", "sh", "--wait-prompt", "--timeout", LONG_MS]);
+    let build = "printf 'Building 1/9'; read -t 30 go; printf '\\rerror: build failed\\033[K\\n'; (exit 101)";
+    let output = exec_after_a_returned_exec(&server, build);
+    assert!(output.starts_with("[unread output from before this command (the command before ended with exit code 101): line"), "{output}");
+    let read = read_named_lines(&server, &output);
+    assert!(read.contains("error: build failed"), "{read}");
+    let output =
+        exec_after_a_returned_exec(&server, "read -t 30 go; printf 'FAIL: no newline'; (exit 2)");
+    assert!(output.starts_with("[unread output from before this command (the command before ended with exit code 2): line"), "{output}");
+    let read = read_named_lines(&server, &output);
+    assert!(read.contains("FAIL: no newline"), "{read}");
+}
+
+/// A command that ended with no output after its exec returned still has its exit code told
+/// (review wd: `(exit 3)` after a timed-out exec was never reported); a two-line prompt's
+/// first line, after its start mark, is no unread output.
+#[test]
+fn exec_tells_the_exit_code_of_the_command_before_without_output() {
+    let server = PrivateServer::start();
+    server.ok(&["start", "--name", "sh", "--wait-prompt", "--timeout", LONG_MS]);
+    let output = exec_after_a_returned_exec(&server, "read -t 30 go; (exit 3)");
+    assert!(
+        output.starts_with("[the command before ended with exit code 3, after the last result]\n"),
+        "{output}"
+    );
+    server.ok(&["exec", "sh", "PS1=\"[ctx \\W]\\n$PS1\""]);
+    let output = exec_after_a_returned_exec(&server, "read -t 30 go; (exit 4)");
+    assert!(
+        output.starts_with("[the command before ended with exit code 4, after the last result]\n"),
+        "{output}"
+    );
+    let output = server.ok(&["exec", "sh", "echo again"]);
+    assert!(!output.contains("[the command before") && !output.contains("unread"), "{output}");
+}
+
+/// Lines of the command before dropped from the bounded transcript before the caller read
+/// them are said to be (review wd: the note named only the lines still kept).
+#[test]
+fn exec_says_unread_lines_before_it_were_dropped() {
+    let server = PrivateServer::start();
+    server.ok(&["start", "--name", "sh", "--wait-prompt", "--timeout", LONG_MS]);
+    let flood = "read -t 30 go; seq 1 30000; echo flood-end; (exit 7)";
+    let output = exec_after_a_returned_exec(&server, flood);
+    let note = output.lines().next().unwrap_or_default();
+    let said =
+        "[unread output from before this command (the command before ended with exit code 7): ";
+    assert!(note.starts_with(said), "{output}");
+    let dropped = note[said.len()..].split(' ').next().and_then(|n| n.parse::<u64>().ok());
+    assert!(dropped.is_some_and(|n| n > 10_000), "{output}");
+    assert!(note.contains(" lines dropped from the transcript unread, then lines "), "{output}");
+    // The last line named is the flood's last.
+    let last = note.split("--lines=\"").nth(1).and_then(|l| l.split('"').next()?.split('-').nth(1));
+    let last = last.unwrap_or_else(|| panic!("no range: {output}"));
+    let read = server.ok(&["read", "sh", "--lines", &format!("{last}-{last}")]);
+    assert!(read.contains("flood-end"), "{read}");
+}
+
 /// `$TERMLOOM_SOCKET` names the server a command reaches without `-L` or `--socket` (it was
 /// ignored: the command reached the default server, and typed into its sessions); one that
 /// cannot be a socket's path is refused, named.

@@ -1409,18 +1409,16 @@ impl Reactor {
             let stray = moved || pending || answered || typed_since;
             // What the reader had not read above the prompt, which the command's result
             // moves it past: said, with how the command before ended.
-            let unread = slot.terminal.unread_above_cursor(reader);
-            let previous = unread.and(shell.last_exit);
-            Ok((shell.prompts, shell.prompt_starts, shell.commands, stray, unread, previous))
+            let unread = slot.terminal.unread_before_prompt(reader);
+            Ok((shell.prompts, shell.prompt_starts, shell.commands, stray, unread))
         });
-        let (prompts, prompt_starts, commands, stray, unread_before, previous_exit_code) =
-            match checked {
-                Ok(counts) => counts,
-                Err(err) => {
-                    reply.send(Err(err));
-                    return;
-                }
-            };
+        let (prompts, prompt_starts, commands, stray, unread_before) = match checked {
+            Ok(counts) => counts,
+            Err(err) => {
+                reply.send(Err(err));
+                return;
+            }
+        };
         // (Ctrl-U: the line editors' of bash and zsh, in emacs and vi insert mode alike.)
         let mut bytes = if stray { vec![0x15] } else { Vec::new() };
         bytes.extend_from_slice(line.as_bytes());
@@ -1446,7 +1444,6 @@ impl Reactor {
             unmarked_prompt: None,
             abandoned: false,
             unread_before,
-            previous_exit_code,
             reply,
         });
         self.schedule(after(now, timeout), Timer::Command { session: id.0, waiter });

@@ -8,6 +8,7 @@ use super::input_wait::{
 };
 use super::*;
 use crate::term::echo_layout::EchoTrail;
+use crate::term::terminal::UnreadBefore;
 use crate::types::{Activity, Process, SessionState, Status};
 use crate::wait::StateView;
 
@@ -46,11 +47,9 @@ pub(super) struct CommandWaiter {
     /// The shell took the line as the start of a longer command and it was abandoned with
     /// Ctrl-C (see `command_check`): the caller is told once the shell's prompt is back.
     pub abandoned: bool,
-    /// Lines above the prompt the reader had not read, and the last command's exit code
-    /// then (see [`CommandResult::unread_before`]).
-    pub unread_before: Option<(u64, u64)>,
-    /// The shell's last exit code then, with `unread_before`.
-    pub previous_exit_code: Option<i32>,
+    /// What the line moves the reader past unread, taken as it is typed (see
+    /// [`CommandResult::unread_before`]).
+    pub unread_before: UnreadBefore,
     pub reply: Reply<Result<CommandResult>>,
 }
 
@@ -675,8 +674,9 @@ impl Reactor {
             timed_out: answer == Answer::TimedOut,
             waiting_for_input: answer == Answer::WaitingForInput,
             prompt_waiting_for_input: answer == Answer::EndedAtQuestion,
-            unread_before: command.unread_before,
-            previous_exit_code: command.previous_exit_code,
+            unread_before: command.unread_before.lines,
+            unread_before_dropped: command.unread_before.dropped,
+            previous_exit_code: command.unread_before.exit_code,
             status,
         };
         if command.reply.send(Ok(result)) {

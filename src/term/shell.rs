@@ -25,6 +25,8 @@ pub(crate) struct ShellTracker {
     pub prompts: u64,
     /// Prompts begun (`A` marks): a prompt whose `B` was lost (`PS1` replaced) still begins.
     pub prompt_starts: u64,
+    /// Where the last prompt began (its `A` mark): what stands before it is output.
+    pub prompt_start: Option<Position>,
     /// The last mark was `A`: a prompt begun and not drawn, one that lost its `B` (`PS1`
     /// replaced) or one still being drawn.
     pub prompt_unmarked: bool,
@@ -56,6 +58,7 @@ impl ShellTracker {
                 self.at_prompt = false;
                 self.prompt_starts += 1;
                 self.prompt_unmarked = true;
+                self.prompt_start = Some(position);
             }
             PromptMark::InputStart => {
                 self.integrated = true;

@@ -13,6 +13,24 @@ use crate::term::shell::{Position, ShellTracker};
 use crate::term::transcript::{ReadMark, Transcript, TypedLine};
 use crate::types::Output;
 
+/// What a command typed at the prompt would move a reader past unread (see
+/// [`Terminal::unread_before_prompt`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct UnreadBefore {
+    /// The first and last transcript lines holding text the reader was not given as it
+    /// reads now.
+    pub lines: Option<(u64, u64)>,
+    /// Lines after the reader's position dropped from the transcript before it read them.
+    pub dropped: u64,
+    /// The last command's exit code, when it ended after the reader's position.
+    pub exit_code: Option<i32>,
+}
+
+/// The last character boundary of `text` at or before byte `at`.
+fn char_floor(text: &str, at: usize) -> usize {
+    (0..=at.min(text.len())).rev().find(|&at| text.is_char_boundary(at)).unwrap_or(0)
+}
+
 /// One session's terminal model. The reactor owns one per session and keeps descriptors,
 /// queues, timers and waiters itself.
 #[derive(Debug)]
@@ -280,26 +298,43 @@ impl Terminal {
         self.transcript.as_reader(reader, |t| t.skip_to_end(tail.as_deref()));
     }
 
-    /// The first and last of the transcript lines above the cursor's that hold text and that
-    /// `reader` never read (see [`ReadMark::never_read`]): what a command typed at the prompt
-    /// on the cursor's line would move the reader past, unread (the end of a command whose
-    /// wait timed out, printed after that result).
-    pub(crate) fn unread_above_cursor(&self, reader: u64) -> Option<(u64, u64)> {
+    /// What a command typed at the prompt would move `reader` past without its having read
+    /// it (the end of a command whose wait timed out, printed after that result): the
+    /// transcript lines before the prompt's start (its `A` mark, else the cursor's line) whose
+    /// text the reader was not given in its present form (never given, given in part, or
+    /// given and rewritten since: the test [`Transcript::read`] makes), the text before the
+    /// prompt on the prompt's own row included; how many lines it had not read were dropped
+    /// from the transcript; and the last command's exit code when it ended after the
+    /// reader's position (no read since told it).
+    pub(crate) fn unread_before_prompt(&self, reader: u64) -> UnreadBefore {
         let mark = self.transcript.read_mark(reader);
         let (cursor, _) = self.cursor_position();
+        let shell = &self.shell;
+        // The prompt's own lines (a two-line `PS1`) are no output; without its mark, the
+        // cursor's line is where it starts.
+        let (stop, stop_offset) =
+            shell.prompt_start.filter(|&(line, _)| line <= cursor).unwrap_or((cursor, 0));
+        let first_kept = self.transcript.first();
+        let (next, _) = mark.position();
+        let dropped = first_kept.saturating_sub(next);
         let tail = self.tail();
         let tail = tail.as_deref().unwrap_or(&[]);
-        let from = mark.first_line().max(self.transcript.first());
         let unread = |number: &u64| {
-            mark.never_read(*number)
-                && self
-                    .transcript
-                    .current(*number, tail)
-                    .is_some_and(|line| !line.trim().is_empty())
+            let Some(text) = self.transcript.current(*number, tail) else { return false };
+            let output = match *number == stop {
+                true => &text[..char_floor(text, stop_offset)],
+                false => text,
+            };
+            let output = output.trim_end();
+            !output.trim_start().is_empty() && mark.read_before(*number, text) < output.len()
         };
-        let first = (from..cursor).find(unread)?;
-        let last = (first..cursor).rev().find(unread)?;
-        Some((first, last))
+        let from = mark.first_line().max(first_kept);
+        let end = stop + u64::from(stop_offset > 0);
+        let lines = (from..end)
+            .find(unread)
+            .and_then(|first| Some((first, (first..end).rev().find(unread)?)));
+        let exit_code = shell.output_end.filter(|&end| mark.position() <= end).and(shell.last_exit);
+        UnreadBefore { lines, dropped, exit_code }
     }
 
     /// What `reader` has read so far.

@@ -224,9 +224,17 @@ impl ReadMark {
         echo.max(self.read_before(number, text))
     }
 
+    /// Where the reader stands: the first line it has not completely read, and the bytes of
+    /// it read.
+    pub(crate) fn position(&self) -> (u64, usize) {
+        (self.next, self.offset)
+    }
+
     /// How many bytes at the start of line `number`, which now reads `text`, the reader had
-    /// read, unchanged since (the typed line's echo aside).
-    fn read_before(&self, number: u64, text: &str) -> usize {
+    /// read, unchanged since (the typed line's echo aside): none when the line was rewritten
+    /// since the reader was given it (the test [`Transcript::read`] makes before it returns
+    /// such a line again).
+    pub(crate) fn read_before(&self, number: u64, text: &str) -> usize {
         if number > self.next {
             return 0;
         }

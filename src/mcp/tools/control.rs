@@ -230,24 +230,10 @@ fn run_result(ran: Ran, command: &str, result: &CommandResult, budget: &mut Budg
     // The command is not repeated: the model just wrote it (structuredContent carries it).
     let mut text = String::new();
     // What was printed before it that the caller never read (the end of a command whose
-    // wait timed out): the result moves past it, so it is named, with how that command ended.
+    // wait timed out), and how that command ended: the result moves past it, so it is named.
     // (Not a new shell's: what its startup files printed is no command's the caller ran.)
-    let unread_before = result.unread_before.filter(|_| !new_session);
-    if let Some((first, last)) = unread_before {
-        let lines = match first == last {
-            true => format!("line {first}"),
-            false => format!("lines {first}-{last}"),
-        };
-        let ended = match result.previous_exit_code {
-            Some(code) => format!(" (the command before ended with exit code {code})"),
-            None => String::new(),
-        };
-        push_block(
-            &mut text,
-            &format!(
-                "[unread output from before this command{ended}: {lines}; terminal_read session_id={id} lines=\"{first}-{last}\" shows them]"
-            ),
-        );
+    if let Some(note) = unread_note(id, result).filter(|_| !new_session) {
+        push_block(&mut text, &note);
     }
     match retained {
         // One way to read what is not shown: the lines the transcript holds, from its first
@@ -380,11 +366,48 @@ fn run_result(ran: Ran, command: &str, result: &CommandResult, budget: &mut Budg
         "duration_ms": result.duration.as_millis() as u64,
         "status": status_json(&result.status),
     });
-    if let Some((first, last)) = unread_before {
-        structured["unread_before"] = json!([first, last]);
-        structured["previous_exit_code"] = json!(result.previous_exit_code);
+    if !new_session {
+        if let Some((first, last)) = result.unread_before {
+            structured["unread_before"] = json!([first, last]);
+        }
+        if result.unread_before_dropped > 0 {
+            structured["unread_before_dropped"] = json!(result.unread_before_dropped);
+        }
+        if let Some(code) = result.previous_exit_code {
+            structured["previous_exit_code"] = json!(code);
+        }
     }
     ToolOutput::new(text, structured)
+}
+
+/// The note on what `result`'s command moved the caller past unread (see
+/// [`CommandResult::unread_before`]): the lines that hold it and the read that shows them,
+/// how many such lines were dropped from the transcript, and the exit code of the command
+/// before when no earlier result told it. `None` when there is nothing to say. At most
+/// about 250 bytes: numbers and fixed words.
+fn unread_note(id: SessionId, result: &CommandResult) -> Option<String> {
+    let ended = result
+        .previous_exit_code
+        .map(|code| format!("the command before ended with exit code {code}"));
+    let dropped = match result.unread_before_dropped {
+        0 => None,
+        1 => Some("1 line dropped from the transcript unread".to_owned()),
+        n => Some(format!("{n} lines dropped from the transcript unread")),
+    };
+    let lines = result.unread_before.map(|(first, last)| {
+        let lines = match first == last {
+            true => format!("line {first}"),
+            false => format!("lines {first}-{last}"),
+        };
+        format!("{lines}; terminal_read session_id={id} lines=\"{first}-{last}\" shows them")
+    });
+    let said = match (dropped, lines) {
+        (Some(dropped), Some(lines)) => format!("{dropped}, then {lines}"),
+        (Some(said), None) | (None, Some(said)) => said,
+        (None, None) => return ended.map(|ended| format!("[{ended}, after the last result]")),
+    };
+    let ended = ended.map(|ended| format!(" ({ended})")).unwrap_or_default();
+    Some(format!("[unread output from before this command{ended}: {said}]"))
 }
 
 /// Starts an interactive shell with shell integration, for `command`, and waits for its
@@ -749,6 +772,7 @@ mod tests {
             waiting_for_input: false,
             prompt_waiting_for_input: false,
             unread_before: None,
+            unread_before_dropped: 0,
             previous_exit_code: None,
             status: worst::status(),
         };
@@ -799,6 +823,7 @@ mod tests {
                 prompt_waiting_for_input: exit_code.is_some(),
                 // The longest note of lines read past before the command.
                 unread_before: Some((u64::MAX - 1, u64::MAX)),
+                unread_before_dropped: u64::MAX,
                 previous_exit_code: Some(i32::MIN),
                 status: worst::status(),
             };
