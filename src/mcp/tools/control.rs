@@ -827,13 +827,14 @@ mod tests {
                 previous_exit_code: Some(i32::MIN),
                 status: worst::status(),
             };
-            for copies in [1, 2] {
+            // (A shell the call started has no note of unread output: with one it does.)
+            for (copies, new_session) in [(1, true), (2, true), (1, false), (2, false)] {
                 for max in worst::MAX_BYTES {
                     let mut budget = Budget::with_copies(max, copies);
                     let output = run_result(
                         Ran {
                             id: SessionId(u64::MAX),
-                            new_session: true,
+                            new_session,
                             closed: false,
                             alternate: true,
                             retained: Some((u64::MAX - 1, u64::MAX)),
@@ -844,6 +845,8 @@ mod tests {
                         &result,
                         &mut budget,
                     );
+                    let note = "[unread output from before this command (the command before ended with exit code -2147483648): 18446744073709551615 lines dropped from the transcript unread, then lines 18446744073709551614-18446744073709551615;";
+                    assert_eq!(output.text.contains(note), !new_session, "{}", output.text);
                     let size = worst::size(&output, copies);
                     assert!(size <= max + MAX_BYTES_OVERHEAD, "{max} {copies}: {size}");
                     assert!(size >= max / 2, "{max} {copies}: {size}");
