@@ -4199,6 +4199,31 @@ fn a_timeout_below_lines_read_before_leaves_the_screen_out() {
     client.finish();
 }
 
+/// A timed-out wait whose new output is only a wrapped line's last row (`表z` after 120
+/// zeros on a 60-column screen) sends the screen: the output is a fragment of the screen's
+/// line, not the line (review wd: taken for the whole line, as a prompt's end is, since
+/// `4a4ab60`).
+#[test]
+fn a_timeout_on_a_wrapped_lines_last_row_sends_the_screen() {
+    let mut client = Client::initialized("2025-11-25");
+    let program = "stty -icanon -echo; sleep 600 & printf '%0120d' 0; \
+                   while read n; do printf '表z'; done";
+    let started = client.tool(
+        "terminal_start",
+        json!({"argv": ["sh", "-c", program], "for_text": "0000000000", "cols": 60, "rows": 12}),
+    );
+    let id = started["session_id"].clone();
+    let sent = client.call(
+        "terminal_send",
+        json!({"session_id": id, "text": "1\r", "for_text": "Finished", "timeout_ms": 500}),
+    );
+    let shown = text(&sent);
+    assert_eq!(sent["structuredContent"]["wait"]["outcome"], "timeout", "{shown}");
+    assert_eq!(sent["structuredContent"]["output"], "表z", "{shown}");
+    assert!(shown.contains("--- screen"), "{shown}");
+    client.finish();
+}
+
 /// A small `max_bytes` cuts new output around the line a wait matched, not only at its end,
 /// and says how much came before and after.
 #[test]

@@ -1013,7 +1013,8 @@ fn shown_lines(lines: &[String], rows: &[String]) -> usize {
 /// is none (the caller read the transcript to its end, which holds those rows), or, when it
 /// was read whole, its lines are the screen's last logical lines down to the cursor's (the
 /// rows above them are lines the caller's position had passed: a build's progress bar
-/// redrawn below the lines an earlier read returned). Then a timed-out wait leaves the
+/// redrawn below the lines an earlier read returned), its first line reaching into its
+/// logical line's first row (the rest of that row a prompt read before). Then a timed-out wait leaves the
 /// screen out instead of printing its lines twice.
 fn output_shows(new: &NewOutput, screen: &Screen) -> bool {
     let cursor = usize::from(screen.cursor.row);
@@ -1033,7 +1034,29 @@ fn output_shows(new: &NewOutput, screen: &Screen) -> bool {
     let whole =
         new.omitted == 0 && new.later == 0 && new.missed_lines == 0 && !new.position_forgotten;
     let lines: Vec<String> = lines.iter().map(|line| unspaced(line)).collect();
-    whole && shown_lines(&lines, &screen_lines(screen, cursor)) == lines.len()
+    let logical = screen_lines(screen, cursor);
+    if !whole || shown_lines(&lines, &logical) != lines.len() {
+        return false;
+    }
+    // The first line may be the end of its logical line (a prompt read before the command
+    // typed after it), but not rows of it the terminal wrapped before (a wrapped line whose
+    // last row was redrawn, `\r\e[K`): those the caller lacks (review wd).
+    let at = logical.len() - lines.len();
+    let lacking = logical[at].len() - lines[0].len().min(logical[at].len());
+    lacking == 0 || first_rows(screen, cursor).get(at).is_some_and(|&first| lacking < first)
+}
+
+/// The length of the first row of each of [`screen_lines`]'s logical lines, [`unspaced`].
+fn first_rows(screen: &Screen, last: usize) -> Vec<usize> {
+    let mut firsts = Vec::new();
+    let mut starts = true;
+    for (row, text) in screen.lines.iter().enumerate().take(last + 1) {
+        if starts {
+            firsts.push(unspaced(text).len());
+        }
+        starts = !screen.wrapped.get(row).copied().unwrap_or(false);
+    }
+    firsts
 }
 
 /// Lays a reading out within `budget`: the program, the wait's condition and matched text
