@@ -10,32 +10,27 @@
 /// the first indented more than it was typed, while the program reads as a line editor
 /// (`line_editor`: bracketed pastes on, the primary screen). A line's echo is a transcript
 /// line ending with its text after a prompt (`...:`, `...`) and more blanks than its own
-/// indent and the prompt's one space: those the program added (each line's echo looked for
-/// after the one before's). Lines indented with tabs, and lines of one character (`}`, `)`),
-/// which program output ends with too, are not looked for.
+/// indent and the prompt's one space: those the program added. Lines indented with tabs, and
+/// lines of one character (`}`, `)`), which program output ends with too, are not looked for.
 pub(crate) fn auto_indent_note(typed: &str, output: &str, line_editor: bool) -> Option<String> {
     if !line_editor {
         return None;
     }
     let mut lines = typed.split(['\n', '\r']).filter(|line| !line.trim().is_empty());
     lines.next()?;
-    // Each typed line's echo is looked for after the one before's, in order: the same text
-    // typed twice (`  end` then `end`) is two echoes.
-    let mut shown = output.lines();
-    let mut indented_more = |line: &str| {
+    let indented_more = |line: &str| {
         let text = line.trim_start_matches(' ');
         let (typed_indent, text) = (line.len() - text.len(), text.trim_end());
         if text.starts_with('\t') || text.chars().count() < 2 {
             return false;
         }
-        let mut rest = shown.clone();
-        let echo = rest.by_ref().find_map(|shown| shown.trim_end().strip_suffix(text));
-        let Some(before) = echo else { return false };
-        shown = rest;
-        let prompt = before.trim_end();
-        !prompt.is_empty() && before.len() - prompt.len() > typed_indent + 1
+        output.lines().any(|shown| {
+            let Some(before) = shown.trim_end().strip_suffix(text) else { return false };
+            let prompt = before.trim_end();
+            !prompt.is_empty() && before.len() - prompt.len() > typed_indent + 1
+        })
     };
-    lines.any(&mut indented_more).then(|| {
+    lines.any(indented_more).then(|| {
         "[the program indented the lines typed after Enter itself, on top of the text's own indent (a REPL such as IPython or Python 3.13's): what it holds or ran is not the text (`keys` <C-c> drops a block still open); send code of several lines as `paste`]".to_owned()
     })
 }
@@ -65,8 +60,5 @@ mod tests {
         assert_eq!(auto_indent_note(LOOP, ipython, false), None);
         assert_eq!(auto_indent_note("    print(i)", ipython, true), None);
         assert_eq!(auto_indent_note("f(\n)", "f(\n...         )\n", true), None);
-        // The same text typed twice, indented then not: each echo in its turn (lua's `>> `).
-        let lua = "function g(n)\n>>   if n < 2 then\n>>   end\n>> end\n> ";
-        assert_eq!(auto_indent_note("function g(n)\n  if n < 2 then\n  end\nend", lua, true), None);
     }
 }
