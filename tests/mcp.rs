@@ -3434,57 +3434,6 @@ fn a_signal_to_a_repl_in_a_shell_returns_when_it_reads_again() {
     client.finish();
 }
 
-/// Lines of code typed with `text` into a REPL that indents a new line itself (IPython) are
-/// not the code it runs: it adds its indent to the text's, and a line typed at column 0 after
-/// an indented one joins its block (`end` printed twice), silently. The result says so and
-/// points to `paste`, which runs the code as written; Python's plain REPL, which indents
-/// nothing, gets no note.
-#[test]
-fn code_typed_into_an_auto_indenting_repl_is_told_to_be_pasted() {
-    if !require("ipython3") || !require("python3") {
-        return;
-    }
-    let dir = std::env::temp_dir().join(format!("termloom-mcp-indent-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let home = dir.display().to_string();
-    let mut client = Client::initialized("2025-11-25");
-    let started = client.tool(
-        "terminal_start",
-        json!({"argv": ["ipython3", "--no-banner"], "env": {"HOME": home, "IPYTHONDIR": home},
-               "for_text": "In [1]", "timeout_ms": 30_000}),
-    );
-    assert_eq!(started["wait"]["outcome"], "matched", "{started}");
-    let id = started["session_id"].clone();
-    let code = "for i in range(2):\n    print(i)\nprint(\"end\")";
-    let advice = "send code of several lines as `paste`";
-    let typed =
-        client.call("terminal_send", json!({"session_id": id, "text": code, "submit": true}));
-    let shown = text(&typed);
-    assert!(shown.contains(advice), "{shown}");
-    client.tool("terminal_send", json!({"session_id": id, "keys": "<C-c>"}));
-    let pasted = client.call(
-        "terminal_send",
-        json!({"session_id": id, "paste": format!("{code}\n"), "submit": true,
-               "for_regex": "^end$", "timeout_ms": 20_000}),
-    );
-    let shown = text(&pasted);
-    assert!(shown.contains("0\n1\nend\n") && !shown.contains(advice), "{shown}");
-    client.tool("terminal_close", json!({"session_id": id}));
-    let plain =
-        client.tool("terminal_start", json!({"argv": ["python3", "-q"], "input_wait": true}));
-    let id = plain["session_id"].clone();
-    let code = "for i in range(2):\n    print(i)\n\nprint(\"end\")";
-    let typed = client.call(
-        "terminal_send",
-        json!({"session_id": id, "text": code, "submit": true, "for_regex": "^end$"}),
-    );
-    let shown = text(&typed);
-    assert!(shown.contains("0\n1\n") && !shown.contains(advice), "{shown}");
-    client.tool("terminal_close", json!({"session_id": id}));
-    client.finish();
-    std::fs::remove_dir_all(&dir).ok();
-}
-
 /// No result carries a control character (so no escape sequence), whatever the arguments held
 /// (echoed in errors) or a program put in its title.
 #[test]

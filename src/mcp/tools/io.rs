@@ -359,17 +359,6 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
     if let Some(note) = keys.and_then(|keys| typed_key_name_note(keys, submit)) {
         super::render::push_block(&mut output.text, &note);
     }
-    // Lines of code typed into a REPL that indents them itself (see `auto_indent_note`).
-    let typed = text.map(|text| String::from_utf8_lossy(&crate::decode_escapes(text)).into_owned());
-    if let Some(typed) = typed.filter(|typed| typed.contains(['\n', '\r'])) {
-        let shown = output.structured["output"].as_str().unwrap_or_default();
-        let screen = session.screen().ok();
-        let line_editor =
-            screen.is_some_and(|screen| screen.modes.bracketed_paste && !screen.alternate);
-        if let Some(note) = super::typed_indent::auto_indent_note(&typed, shown, line_editor) {
-            super::render::push_block(&mut output.text, &note);
-        }
-    }
     if held_paste {
         let status = session.status()?;
         if status.activity == crate::Activity::WaitingForInput
