@@ -2457,6 +2457,28 @@ fn exec_tells_the_exit_code_of_the_command_before_without_output() {
     assert!(!output.contains("[the command before") && !output.contains("unread"), "{output}");
 }
 
+/// A command that cleared or rewrote, after the timed-out result, the line that result ended
+/// on has its exit code told: its output ends before the position the result left the
+/// caller at, which was taken for its having been told (review wh).
+#[test]
+fn exec_tells_the_exit_code_of_a_command_that_cleared_its_last_line() {
+    let server = PrivateServer::start();
+    server.ok(&["start", "--name", "sh", "--wait-prompt", "--timeout", LONG_MS]);
+    // (The answer's echo ends the line `read` waits on: the command goes back up to it.)
+    let cleared =
+        "printf 'Working... 10%%'; read -t 30 go; printf '\\033[1A\\r\\033[2K'; (exit 18)";
+    let output = exec_after_a_returned_exec(&server, cleared);
+    assert!(
+        output.starts_with("[the command before ended with exit code 18, after the last result]\n"),
+        "{output}"
+    );
+    let rewritten = "printf 'line1\\nprog 10%%'; read -t 30 go; \
+        printf '\\033[1A\\r\\033[2K\\033[1A\\033[2Kfinal\\n'; (exit 17)";
+    let output = exec_after_a_returned_exec(&server, rewritten);
+    let note = output.lines().next().unwrap_or_default();
+    assert!(note.contains("ended with exit code 17"), "{output}");
+}
+
 /// Lines of the command before dropped from the bounded transcript before the caller read
 /// them are said to be (review wd: the note named only the lines still kept).
 #[test]

@@ -146,7 +146,11 @@ impl Terminal {
     /// `max_bytes`.
     pub(crate) fn read(&mut self, reader: u64, max_bytes: usize) -> Output {
         let tail = self.readable_tail();
-        self.transcript.as_reader(reader, |t| t.read(tail.as_deref(), max_bytes))
+        let commands = self.shell.commands;
+        self.transcript.as_reader(reader, |t| {
+            t.set_commands_seen(commands);
+            t.read(tail.as_deref(), max_bytes)
+        })
     }
 
     /// The lines a read takes beyond the settled transcript: the tail, or, while the
@@ -295,7 +299,11 @@ impl Terminal {
         // reads take them: they are unchanged when it ends.)
         let hidden = || self.emulator.readable_hidden_tail().map(std::borrow::Cow::into_owned);
         let tail = self.tail().or_else(hidden);
-        self.transcript.as_reader(reader, |t| t.skip_to_end(tail.as_deref()));
+        let commands = self.shell.commands;
+        self.transcript.as_reader(reader, |t| {
+            t.set_commands_seen(commands);
+            t.skip_to_end(tail.as_deref());
+        });
     }
 
     /// What a command typed at the prompt would move `reader` past without its having read
@@ -305,7 +313,8 @@ impl Terminal {
     /// given and rewritten since: the test [`Transcript::read`] makes), the text before the
     /// prompt on the prompt's own row included; how many lines it had not read were dropped
     /// from the transcript; and the last command's exit code when it ended after the
-    /// reader's position (no read since told it).
+    /// reader's last read (counted in commands, not positions: a command that cleared or
+    /// rewrote the line a timed-out result ended on ends before that result's position).
     pub(crate) fn unread_before_prompt(&self, reader: u64) -> UnreadBefore {
         let mark = self.transcript.read_mark(reader);
         let (cursor, _) = self.cursor_position();
@@ -333,7 +342,11 @@ impl Terminal {
         let lines = (from..end)
             .find(unread)
             .and_then(|first| Some((first, (first..end).rev().find(unread)?)));
-        let exit_code = shell.output_end.filter(|&end| mark.position() <= end).and(shell.last_exit);
+        // The last command with output (an empty command line also ends, with no code).
+        let last_ended = shell.output_start.map(|(_, count)| count).filter(|&c| shell.commands > c);
+        let seen = self.transcript.commands_seen(reader);
+        let untold = last_ended.filter(|&c| seen.is_none_or(|seen| seen <= c));
+        let exit_code = untold.and(shell.last_exit);
         UnreadBefore { lines, dropped, exit_code }
     }
 

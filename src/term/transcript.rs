@@ -265,6 +265,10 @@ struct Reader {
     /// This reader's position was forgotten (see [`Transcript::forgotten`]): it starts over,
     /// and its next read says so.
     forgotten: bool,
+    /// The shell's count of ended commands when this reader last read (kept here for the
+    /// terminal, which counts them: [`Transcript::set_commands_seen`]): whether the last
+    /// command's end, and its exit code, was after its last read.
+    commands_seen: u64,
 }
 
 impl Reader {
@@ -474,6 +478,21 @@ impl Transcript {
     /// The length in bytes of [`Transcript::pending`].
     pub(crate) fn pending_len(&self) -> usize {
         self.pending.len()
+    }
+
+    /// The count of ended shell commands [`Transcript::set_commands_seen`] noted for
+    /// `reader` at its last read; `None` for a reader this store does not know.
+    pub(crate) fn commands_seen(&self, reader: u64) -> Option<u64> {
+        match reader {
+            0 => Some(self.reader.commands_seen),
+            _ => self.others.iter().find(|(id, _)| *id == reader).map(|(_, c)| c.commands_seen),
+        }
+    }
+
+    /// Notes `count`, the shell's ended commands, for the reader a read (within
+    /// [`Transcript::as_reader`]) just moved.
+    pub(crate) fn set_commands_seen(&mut self, count: u64) {
+        self.reader.commands_seen = count;
     }
 
     /// The first line the reader has not completely read.
