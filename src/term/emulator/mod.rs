@@ -237,6 +237,8 @@ enum OscState {
 pub(crate) struct Emulator {
     term: Term<Listener>,
     parser: Processor,
+    /// The character the parser's bytes ended with, cut by a read (see [`CutCharacter`]).
+    cut_character: CutCharacter,
     scanner: Scanner,
     rules: Rules,
     bounds: OutputBounds,
@@ -347,6 +349,7 @@ impl Emulator {
         Emulator {
             term: Term::new(config, &size, events.clone()),
             parser: Processor::new(),
+            cut_character: CutCharacter::default(),
             scanner: Scanner::new(cols, rows),
             rules: Rules::new(StackBounds { titles: bounds.title_stack }),
             bounds,
@@ -654,10 +657,21 @@ impl Emulator {
         }
     }
 
+    /// Gives bytes to the parser, the rest of a character the bytes before left unfinished
+    /// on its own first ([`CutCharacter`]).
+    fn parse(&mut self, bytes: &[u8], transcript: &mut Transcript) {
+        let (completion, rest) = self.cut_character.split(bytes);
+        for part in [completion, rest] {
+            if !part.is_empty() {
+                self.parse_whole(part, transcript);
+            }
+        }
+    }
+
     /// Gives bytes to the parser: through [`RegionWatch`] while a scrolling region below the
     /// primary screen's top is set, so that the rows scrolled off its top are settled, and
     /// straight to the `Term` otherwise.
-    fn parse(&mut self, bytes: &[u8], transcript: &mut Transcript) {
+    fn parse_whole(&mut self, bytes: &[u8], transcript: &mut Transcript) {
         let region = self
             .rules
             .region()
@@ -1300,10 +1314,12 @@ fn reflow_widths(from: u16, to: u16) -> Vec<u16> {
     widths
 }
 
+mod cut_character;
 mod frames;
 mod hidden;
 mod look;
 
+use cut_character::CutCharacter;
 use frames::{Frames, Scrolled, Settled};
 use hidden::HiddenTail;
 

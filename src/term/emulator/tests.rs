@@ -1979,3 +1979,28 @@ fn a_screen_of_some_rows_answers_their_conditions_as_the_whole_screen() {
         assert!(!whole_screen.screen_rows(&mut Vec::new()), "{whole_screen} reads every row");
     }
 }
+
+/// Text cut anywhere between reads, even inside a character, reads as the text fed whole:
+/// vte lost the byte after a character completed by the next read when text followed it
+/// (`a\xc3` then `\xa9:\xc3\xa9` read `aéé`; review wf, see `cut_character`).
+#[test]
+fn a_character_cut_between_reads_loses_nothing_after_it() {
+    let text = "aé:é 一x😀y ü\u{301}z\r\nnext 二:三\r\n".as_bytes();
+    let whole = {
+        let (mut emu, mut t) = (emulator(40, 5), Transcript::new(1000, 1 << 20, 1 << 20));
+        feed(&mut emu, &mut t, text);
+        (settled(&t).join("\n"), emu.tail(&t))
+    };
+    let lines = whole.1.clone().unwrap_or_default();
+    assert_eq!(lines[..2], ["aé:é 一x😀y ü\u{301}z", "next 二:三"], "{whole:?}");
+    for first in 1..text.len() {
+        for second in first..text.len() {
+            let (mut emu, mut t) = (emulator(40, 5), Transcript::new(1000, 1 << 20, 1 << 20));
+            for part in [&text[..first], &text[first..second], &text[second..]] {
+                feed(&mut emu, &mut t, part);
+            }
+            let cut = (settled(&t).join("\n"), emu.tail(&t));
+            assert_eq!(cut, whole, "cut at {first} and {second}");
+        }
+    }
+}
