@@ -122,6 +122,7 @@ impl LineStore {
             return None;
         }
         let len = chunk.len() - start;
+        debug_assert!(len <= most, "a writer wrote {len} bytes, past its {most}");
         let start = u32::try_from(start).unwrap_or(u32::MAX);
         let span_len = u32::try_from(len).unwrap_or(u32::MAX);
         self.spans.push_back(Span { chunk: chunk_number, start, len: span_len });
