@@ -26,11 +26,6 @@ pub(crate) struct UnreadBefore {
     pub exit_code: Option<i32>,
 }
 
-/// The last character boundary of `text` at or before byte `at`.
-fn char_floor(text: &str, at: usize) -> usize {
-    (0..=at.min(text.len())).rev().find(|&at| text.is_char_boundary(at)).unwrap_or(0)
-}
-
 /// One session's terminal model. The reactor owns one per session and keeps descriptors,
 /// queues, timers and waiters itself.
 #[derive(Debug)]
@@ -331,7 +326,7 @@ impl Terminal {
         let unread = |number: &u64| {
             let Some(text) = self.transcript.current(*number, tail) else { return false };
             let output = match *number == stop {
-                true => &text[..char_floor(text, stop_offset)],
+                true => &text[..text.floor_char_boundary(stop_offset)],
                 false => text,
             };
             let output = output.trim_end();

@@ -241,7 +241,7 @@ impl ReadMark {
         match self.seen.iter().find(|seen| seen.number == number) {
             Some(seen) if !agrees(seen, text) => 0,
             _ if number < self.next => text.len(),
-            _ => floor_char_boundary(text.as_bytes(), self.offset),
+            _ => text.floor_char_boundary(self.offset),
         }
     }
 }
@@ -764,7 +764,7 @@ impl Transcript {
         if out.missed_lines > 0 {
             let marker = dropped_marker(out.missed_lines);
             // Within the read's bound, like the text.
-            out.text = marker[..floor_char_boundary(marker.as_bytes(), max_bytes)].to_owned();
+            out.text = marker[..marker.floor_char_boundary(max_bytes)].to_owned();
         }
         let mut budget = max_bytes - out.text.len();
         // Settled lines.
@@ -772,7 +772,7 @@ impl Transcript {
             let line = self.line(self.reader.next).unwrap_or("");
             let rest = line.get(self.reader.offset..).unwrap_or("");
             if rest.len() + 1 > budget {
-                let take = floor_char_boundary(rest.as_bytes(), budget);
+                let take = rest.floor_char_boundary(budget);
                 out.text.push_str(&rest[..take]);
                 self.reader.offset += take;
                 out.truncated = true;
@@ -796,7 +796,7 @@ impl Transcript {
             let rest = line.get(offset..).unwrap_or("");
             let newline = usize::from(!last);
             if rest.len() + newline > budget {
-                let take = floor_char_boundary(rest.as_bytes(), budget);
+                let take = rest.floor_char_boundary(budget);
                 out.text.push_str(&rest[..take]);
                 self.reader.next = number;
                 self.reader.offset = offset + take;
