@@ -799,10 +799,10 @@ impl Session {
     /// and duration. The read cursor moves past the command, so the next [`Session::read`]
     /// does not return it again (past text before its prompt that this handle was not given
     /// as it reads now too: [`CommandResult::unread_before`] names it, with
-    /// [`CommandResult::previous_exit_code`] when no earlier read told it). Fails with a clear error when the
-    /// shell shows no integration ([`Error::NoShellIntegration`]) or is not at its
-    /// prompt ([`Error::NotAtPrompt`]), or when `line` is empty or
-    /// holds a line break or another control character (the line is typed, so the line editor
+    /// [`CommandResult::previous_exit_code`] when no earlier read told it). Fails with a
+    /// clear error when the shell shows no integration ([`Error::NoShellIntegration`]) or is
+    /// not at its prompt ([`Error::NotAtPrompt`]), or when `line` is empty or holds a line
+    /// break or another control character (the line is typed, so the line editor
     /// would take it as a key). A line the shell takes as the start of a longer command (an
     /// open quote) is abandoned with Ctrl-C:
     /// [`Error::CommandLineIncomplete`].

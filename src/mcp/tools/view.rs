@@ -1014,8 +1014,8 @@ fn shown_lines(lines: &[String], rows: &[String]) -> usize {
 /// was read whole, its lines are the screen's last logical lines down to the cursor's (the
 /// rows above them are lines the caller's position had passed: a build's progress bar
 /// redrawn below the lines an earlier read returned), its first line reaching into its
-/// logical line's first row (the rest of that row a prompt read before). Then a timed-out wait leaves the
-/// screen out instead of printing its lines twice.
+/// logical line's first row (the rest of that row a prompt read before). Then a timed-out
+/// wait leaves the screen out instead of printing its lines twice.
 fn output_shows(new: &NewOutput, screen: &Screen) -> bool {
     let cursor = usize::from(screen.cursor.row);
     if screen.lines.iter().skip(cursor + 1).any(|row| !row.is_empty()) {
