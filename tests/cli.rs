@@ -2027,6 +2027,28 @@ fn a_misspelt_command_or_flag_is_told_the_one_meant() {
     assert!(err.contains("its flags are: --text"), "{err}");
 }
 
+/// A command named as tmux names it (`send-keys`, `capture-pane`, `kill-session`), or by a
+/// verb an agent guesses (`kill`, `new`), is told termloom's command for it, before anything
+/// reaches a server: `kill` (one session) is told `close`, never taken for an abbreviation of
+/// `kill-server`, which ends every session.
+#[test]
+fn another_tools_command_names_are_told_termlooms() {
+    let cases: &[(&[&str], &str)] = &[
+        (&["kill", "sh"], "unknown command \"kill\"; `termloom close ID` ends one session"),
+        (&["kill-session", "-t", "sh"], "`termloom close ID` ends one session"),
+        (&["new-session", "-s", "x"], "`termloom start` starts a session"),
+        (&["send-keys", "-t", "sh", "ls", "Enter"], "`termloom send ID --keys KEYS`"),
+        (&["capture-pane", "-p"], "`termloom screen ID` shows the screen"),
+        (&["ls"], "`termloom list` lists the sessions"),
+        (&["press", "sh", "<Enter>"], "`termloom send ID --keys KEYS`"),
+    ];
+    for (args, expected) in cases {
+        let err = refused(args);
+        assert!(err.contains(expected), "{args:?}: {err}");
+        assert!(!err.contains("did you mean `termloom kill-server`"), "{args:?}: {err}");
+    }
+}
+
 /// A duration given with a unit to a flag in milliseconds (`--timeout 5s`) is refused with
 /// the number of milliseconds to give, by the session commands and by `run` alike; other
 /// numbers, and a value no unit explains, get the range alone.

@@ -16,6 +16,7 @@ mod failure;
 mod help;
 mod mcp;
 mod options;
+mod other_names;
 mod parse;
 mod press;
 mod proxy;
@@ -214,7 +215,8 @@ fn commands_taking(flag: &str) -> Vec<&'static str> {
 
 /// The message for `command`, which names no command: for a flag some command takes
 /// (`--server`), that command, with the arguments `given` after it (`termloom mcp
-/// --server`); else the command it plausibly misspells, else every command.
+/// --server`); else, for a name another tool gives a command (tmux's `send-keys`, `kill`),
+/// termloom's; else the command it plausibly misspells, else every command.
 fn unknown_command(command: &str, given: &[String]) -> String {
     // (`--server=x` names `--server`; an option every session command takes, `--json`, may
     // stand before the command and names none of them.)
@@ -240,6 +242,10 @@ fn unknown_command(command: &str, given: &[String]) -> String {
                 first.join(", ")
             );
         }
+    }
+    // (Before a guess: `kill` abbreviates `kill-server`, which ends every session.)
+    if let Some(instead) = other_names::instead(command) {
+        return format!("unknown command {command:?}; {instead}. The commands are {COMMANDS}");
     }
     let names = COMMANDS.split([',', ' ']).filter(|name| !name.is_empty() && *name != "and");
     match values::closest(command, names) {
