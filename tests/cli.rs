@@ -2117,6 +2117,27 @@ fn json_results_have_the_notes_the_text_has() {
     assert_eq!(waited["notes"], serde_json::json!([note]), "{waited}");
 }
 
+/// termloom's screens mark highlighted text `⟦like this⟧` and the cursor `▌`; an agent that
+/// copies a row it was shown into a wait waits for marks no program printed: the timeout
+/// says what they are, so it waits again for the text alone (which then holds at once).
+#[test]
+fn a_wait_for_termlooms_own_marks_is_told_they_are_not_on_the_screen() {
+    let server = PrivateServer::start();
+    let program = "printf '\\033[7mMain\\033[0m menu\\n'; exec sleep 60";
+    server.ok(&["start", "--name", "hl", "--", "sh", "-c", program]);
+    server.ok(&["wait", "hl", "--wait-screen", "Main menu"]);
+    let shown = server.ok(&["screen", "hl"]);
+    assert!(shown.contains("⟦Main⟧ menu"), "{shown}");
+    let output = server.cli(&["wait", "hl", "--wait-screen", "⟦Main⟧ menu", "--timeout", "300"]);
+    assert_code(&output, 124);
+    let note = "⟦ ⟧ (around highlighted text) and ▌ (the cursor) are termloom's marks";
+    assert!(stdout(&output).contains(note), "{}", stdout(&output));
+    let output = server.cli(&["wait", "hl", "--wait-screen", "Main menu", "--timeout", "300"]);
+    assert_code(&output, 0);
+    assert!(!stdout(&output).contains(note), "{}", stdout(&output));
+    server.ok(&["close", "hl"]);
+}
+
 /// A flag given as the command is told the command that takes it (`termloom --server` is
 /// `termloom mcp --server`, not `termloom server`), or the commands, when several do.
 #[test]

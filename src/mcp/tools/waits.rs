@@ -630,10 +630,23 @@ impl Report {
                 format!("timed out after {secs:.1} s {condition}")
             }
             _ => format!(
-                "timed out after {secs:.1} s waiting for {condition}{}",
-                self.before_the_wait()
+                "timed out after {secs:.1} s waiting for {condition}{}{}",
+                self.before_the_wait(),
+                self.marks_waited_for()
             ),
         })
+    }
+
+    /// For a condition holding the marks termloom's screens and outputs add (`⟦` `⟧` around
+    /// highlighted text, `▌` at the cursor), copied from one of them into a wait that then
+    /// timed out: that they are not the program's text.
+    fn marks_waited_for(&self) -> &'static str {
+        match self.condition.contains(['⟦', '⟧', '▌']) {
+            true => {
+                "; ⟦ ⟧ (around highlighted text) and ▌ (the cursor) are termloom's marks in what it shows, not text on the screen: wait for the text without them"
+            }
+            false => "",
+        }
     }
 
     /// Where the text waited for was printed before the wait began, if it was.
@@ -701,6 +714,9 @@ mod tests {
             timed_out.line(None).as_deref(),
             Some("timed out after 2.0 s waiting for text \"ok\"")
         );
+        // A wait for termloom's own marks, copied from a screen it showed, is told so.
+        timed_out.condition = "screen text \"⟦Main⟧ menu\"".into();
+        assert!(timed_out.line(None).unwrap().ends_with("wait for the text without them"));
         let mut asked = default_wait("exited", None);
         asked.implicit = false;
         asked.condition = "exit".into();
