@@ -2049,9 +2049,10 @@ fn another_tools_command_names_are_told_termlooms() {
     }
 }
 
-/// A duration given with a unit to a flag in milliseconds (`--timeout 5s`) is refused with
-/// the number of milliseconds to give, by the session commands and by `run` alike; other
-/// numbers, and a value no unit explains, get the range alone.
+/// A duration given with a unit to a flag in milliseconds (`--timeout 5s`), or as a fraction
+/// (`1.5`, seconds), is refused with the number of milliseconds to give, by the session
+/// commands and by `run` alike; other numbers, and a value no unit explains, get the range
+/// alone.
 #[test]
 fn a_duration_with_a_unit_is_told_its_milliseconds() {
     let cases: &[(&[&str], &str)] = &[
@@ -2061,6 +2062,9 @@ fn a_duration_with_a_unit_is_told_its_milliseconds() {
         (&["exec", "g", "make", "--timeout", "2min"], "for 2 min, give 120000"),
         (&["run", "--timeout", "10s", "--", "true"], "for 10 s, give 10000"),
         (&["run", "--wait-quiet", "2s", "--", "true"], "for 2 s, give 2000"),
+        // A fraction without a unit, which no number of milliseconds is, reads as seconds.
+        (&["wait", "g", "--wait-text", "x", "--timeout", "1.5"], "for 1.5 s, give 1500"),
+        (&["run", "--timeout", "0.5", "--", "true"], "for 0.5 s, give 500"),
     ];
     for (args, expected) in cases {
         let err = refused(args);

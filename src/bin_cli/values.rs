@@ -41,9 +41,14 @@ pub(super) fn whole_number(value: &str, min: u64, max: u64) -> Result<u64, Strin
 
 /// Parses a whole number of milliseconds from `min` to `max`. A value given with a unit
 /// (`5s`, `1.5s`, `500ms`, `2m`) is refused with the number to give instead: `"5s" is not a
-/// whole number from 1 to 3600000: it is in milliseconds; for 5 s, give 5000`.
+/// whole number from 1 to 3600000: it is in milliseconds; for 5 s, give 5000`; so is a
+/// fraction without one (`1.5`), which no number of milliseconds is, as seconds.
 pub(super) fn milliseconds(value: &str, min: u64, max: u64) -> Result<u64, String> {
-    whole_number(value, min, max).map_err(|message| match with_unit(value) {
+    let fraction = || {
+        let value = value.trim();
+        value.contains('.').then(|| with_unit(&format!("{value}s"))).flatten()
+    };
+    whole_number(value, min, max).map_err(|message| match with_unit(value).or_else(fraction) {
         Some((ms, said)) if (min..=max).contains(&ms) => {
             format!("{message}: it is in milliseconds; for {said}, give {ms}")
         }
