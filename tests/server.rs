@@ -2522,17 +2522,23 @@ mod attach {
     }
 
     /// An attachment ended by a signal (SIGTERM, SIGHUP...) still gives the person their
-    /// terminal back: the primary screen, the cursor shown, raw mode off.
+    /// terminal back: the primary screen, the cursor shown, raw mode off; and says which
+    /// signal by its name (it said `signal 1`).
     #[test]
     fn a_signalled_attachment_restores_the_terminal() {
         let server = TestServer::start(&[]);
         server.ok(&["start", "--name", "watched", "--", "sh", "-c", "echo shown-line; exec cat"]);
         // Exiting 128 + N, as a shell reports a program a signal ended.
-        for (signal, code) in [(termloom::Signal::Term, 143), (termloom::Signal::Hup, 129)] {
+        let ends = [
+            (termloom::Signal::Term, 143, "left session watched: SIGTERM (signal 15)"),
+            (termloom::Signal::Hup, 129, "SIGHUP (signal 1): the terminal hung up"),
+        ];
+        for (signal, code, said) in ends {
             let person = attach(&server, &["watched", "--takeover"]);
             person.wait_for_row(23, "you hold it").wait_for_screen_text("shown-line");
             person.session().signal(signal).unwrap();
             assert_eq!(person.wait_for_exit(), termloom::ExitStatus::Code(code), "{signal:?}");
+            assert!(person.screen().to_string().contains(said), "{}", person.screen());
             person.assert_terminal_restored();
             // The hold ended with the attachment: an agent types again.
             server.ok(&["send", "watched", "--text", "agent", "--wait-screen", "agent"]);

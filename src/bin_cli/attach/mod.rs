@@ -364,7 +364,7 @@ pub(super) fn main(args: Vec<String>) -> ExitCode {
         ));
     }
     let code = if let Some(signal) = signalled {
-        tell(format!("termloom: left session {session}: signal {signal}"));
+        tell(format!("termloom: left session {session}: {}", ended_by(signal)));
         ExitCode::from(128 + signal as u8)
     } else if failed {
         // Once a frame was drawn, the attachment was made: it was lost, not refused.
@@ -379,6 +379,20 @@ pub(super) fn main(args: Vec<String>) -> ExitCode {
     };
     stderr_log::flush_queued();
     code
+}
+
+/// What signal `signal`, which ended the attachment, is, as the message on leaving says it:
+/// `SIGHUP (signal 1): the terminal hung up`, not a bare number.
+fn ended_by(signal: i32) -> String {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGQUIT, SIGTERM};
+    let (name, what) = match signal {
+        SIGHUP => ("SIGHUP", ": the terminal hung up"),
+        SIGINT => ("SIGINT", ""),
+        SIGQUIT => ("SIGQUIT", ""),
+        SIGTERM => ("SIGTERM", ""),
+        _ => return format!("signal {signal}"),
+    };
+    format!("{name} (signal {signal}){what}")
 }
 
 /// Tells the main loop when the person's terminal is resized (SIGWINCH), when a signal that
