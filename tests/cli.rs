@@ -1386,8 +1386,17 @@ fn a_start_whose_wait_is_refused_exits_1() {
         assert!(err.contains("nothing was started"), "{err}");
         assert_eq!(stdout(&output), "", "{err}");
     }
+    // A session started with a name is named by it, as later commands take it, after the
+    // first line's id (it said `session 4 runs (wait on it with termloom read 4)`).
+    let output = server.cli(&["start", "--name", "cat2", "--wait-prompt", "--", "cat"]);
+    assert_code(&output, 1);
+    let out = stdout(&output);
+    assert!(out.starts_with("[session 4 started · cat "), "{out}");
+    assert!(out.contains("session cat2 runs (wait on it with termloom read"), "{out}");
+    assert!(out.contains(" cat2): do not start it again"), "{out}");
+    assert!(!out.contains(" 4): do not start"), "{out}");
     let listed = json(&server.cli(&["list", "--json"]));
-    assert_eq!(listed["sessions"].as_array().map(Vec::len), Some(3), "{listed}");
+    assert_eq!(listed["sessions"].as_array().map(Vec::len), Some(4), "{listed}");
     let help = stdout(&termloom(&["help", "start"]));
     assert!(help.contains("a start's wait was\nrefused once its program ran"), "{help}");
 }

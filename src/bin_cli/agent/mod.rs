@@ -295,17 +295,27 @@ fn report(command: &CommandDef, request: &Request, result: &ToolResult) -> ExitC
         }
         print_out(&format!("{structured}\n"))
     } else {
-        // The session as the command was given it (a name stays a name), else the result's.
-        let named = id.or(structured.get("session_id"));
+        // The session as the command was given it (a name stays a name; a start's, the
+        // `--name` it gave), else the result's.
+        let start_name = request.arguments.get("name").filter(|_| command.name == "start");
+        let named = id.or(start_name).or(structured.get("session_id"));
         let id = structured.get("session_id").or(id);
         let pieces = own_and_programs(&result_text, &structured);
         let mut text: String = pieces
             .into_iter()
-            .map(|(piece, programs)| {
+            .enumerate()
+            .map(|(at, (piece, programs))| {
                 if programs {
                     return piece.to_owned();
                 }
-                let own = in_command_terms(command, &as_named(piece, id, named), named);
+                // A start's first line keeps the id it gives (`[session 43 started`).
+                let kept = match (at, start_name) {
+                    (0, Some(_)) => piece.find('\n').map_or(piece.len(), |end| end + 1),
+                    _ => 0,
+                };
+                let (kept, rest) = piece.split_at(kept);
+                let own = format!("{kept}{}", as_named(rest, id, named));
+                let own = in_command_terms(command, &own, named);
                 // A resize's text is all termloom's own; elsewhere only whole lines in
                 // brackets are notes.
                 let own = if command.name == "resize" {
