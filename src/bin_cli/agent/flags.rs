@@ -281,14 +281,13 @@ pub(crate) fn is_command(name: &str) -> bool {
 /// The options every client command takes.
 const COMMON: &str = "\
 Every command takes -L NAME or --socket PATH (which server; default
-$TERMLOOM_SOCKET, a socket's path, else -L default; also before the command,
-as with tmux: termloom -L work list), --client NAME (whose read
-positions; default $TERMLOOM_CLIENT, else `cli`) and --json (the structured
-result instead of text; a failure, of whatever kind, is then one line on stdout,
-{\"error\": {\"kind\": \"usage\" | \"server\" | \"error\", \"code\": CODE, \"message\":
-...}}, with the same exit code; CODE tells failures apart: unknown_session,
-program_not_found, name_taken, invalid_input... as the README lists). ID is a
-session's id or name.
+$TERMLOOM_SOCKET, a socket's path, else -L default; also before the command, as
+with tmux: termloom -L work list), --client NAME (whose read positions; default
+$TERMLOOM_CLIENT, else `cli`) and --json (the structured result instead of text;
+a failure, of whatever kind, is then one line on stdout, {\"error\": {\"kind\":
+\"usage\" | \"server\" | \"error\", \"code\": CODE, \"message\": ...}}, with the same exit
+code; CODE tells failures apart: unknown_session, program_not_found, name_taken,
+invalid_input... as the README lists). ID is a session's id or name.
 
 Options are read up to PROGRAM or `--` (after them, everything is the
 program's); a flag's value is taken as it is, even when it starts with a dash.
@@ -303,19 +302,18 @@ refused once its program ran (--wait-prompt on a program that marks no prompts:
 the session is started all the same, and its result printed, a note saying why;
 --json: wait_refusal), the program exited (or the session was closed) before a
 wait's condition held (unless --wait-exit was asked for), or the output could
-not be written; 2 the command line could not be
-read: an unknown flag, a value malformed, empty or out of its range (the message
-names the range), a send with nothing to send, --wait-row alone, a read's
---timeout without a wait; 3 the program asks for input (a question, a password)
-before a wait's condition held, or `exec`'s command does: the condition cannot
-hold before an answer (type it with send, then wait again; while a person holds
-the session with attach --takeover, a wait typing nothing waits for them
-instead); 124 a wait asked for timed out, or `exec`'s command still runs at
---timeout; `exec` otherwise exits with the command's exit code (the shell's, if
-the command ended the shell; 128 + N for signal N), and a --wait-exit that saw
-the program end with the program's (128 + N for signal N), as a shell's `wait`
-does (so a program's own 1, 2, 3 or 124 reads like termloom's: --json tells
-them apart).";
+not be written; 2 the command line could not be read: an unknown flag, a value
+malformed, empty or out of its range (the message names the range), a send with
+nothing to send, --wait-row alone, a read's --timeout without a wait;
+3 the program asks for input (a question, a password) before a wait's condition
+held, or `exec`'s command does: the condition cannot hold before an answer
+(type it with send, then wait again; while a person holds the session with
+attach --takeover, a wait typing nothing waits for them instead); 124 a wait
+asked for timed out, or `exec`'s command still runs at --timeout; `exec`
+otherwise exits with the command's exit code (the shell's, if the command ended
+the shell; 128 + N for signal N), and a --wait-exit that saw the program end
+with the program's (128 + N for signal N), as a shell's `wait` does (so a
+program's own 1, 2, 3 or 124 reads like termloom's: --json tells them apart).";
 
 /// The groups of flags, each described once in a help page, with the commands that take it.
 const GROUPS: [(&str, &[Flag]); 6] = [

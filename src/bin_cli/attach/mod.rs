@@ -36,29 +36,28 @@ const FIRST_WORD: std::time::Duration = std::time::Duration::from_secs(1);
 pub(super) const HELP: &str = "\
 Usage: termloom attach ID [--takeover] [--no-status] [-L NAME | --socket PATH]
 
-Shows session ID (an id or a name) live in this terminal. Read-only by
-default: what you type is ignored (the status line says so once you type).
-With --takeover you type into the session
-and agents' input to it is refused (\"a person holds this session\") until you
-hand it back; the status line of those who watch says \"a person holds it\"
-meanwhile. What the session cannot take now (its input queue full) is refused,
-not typed: the bell rings, the status line says so (with --no-status, a line
-on stderr when that is not this terminal), and leaving says why.
-Ctrl-] detaches (and hands back). Without -L or --socket, the server is
-$TERMLOOM_SOCKET's if set. A session larger than this
-terminal is clipped (to the rows around its cursor), and the status line says
-so, and shows the session's title; resizing this terminal redraws it.
---no-status gives the status line's row to the session: a session as tall
-as this terminal is shown whole (its last row, vim's command line, is
-otherwise below the view when the cursor is above it).
+Shows session ID (an id or a name) live in this terminal. Read-only by default:
+what you type is ignored (the status line says so once you type). With
+--takeover you type into the session and agents' input to it is refused (\"a
+person holds this session\") until you hand it back; the status line of those who
+watch says \"a person holds it\" meanwhile. What the session cannot take now (its
+input queue full) is refused, not typed: the bell rings, the status line says so
+(with --no-status, a line on stderr when that is not this terminal), and leaving
+says why. Ctrl-] detaches (and hands back). Without -L or --socket, the server
+is $TERMLOOM_SOCKET's if set. A session larger than this terminal is clipped (to
+the rows around its cursor), and the status line says so, and shows the
+session's title; resizing this terminal redraws it. --no-status gives the status
+line's row to the session: a session as tall as this terminal is shown whole
+(its last row, vim's command line, is otherwise below the view when the cursor
+is above it).
 
-When the session ends, its last screen is left in this terminal. Exits 0
-when you leave or the session ends; 1, with the reason on stderr, when
-it cannot attach (an unknown session, one someone else holds), the server
-goes away or the terminal cannot be written to; 2 for a bad command line;
-128 + N when signal N (SIGTERM, SIGHUP, SIGINT, SIGQUIT) ends it, the
-terminal restored first. Stopped (SIGTSTP), it gives the terminal back first,
-and takes it again when continued (fg).
+When the session ends, its last screen is left in this terminal. Exits 0 when
+you leave or the session ends; 1, with the reason on stderr, when it cannot
+attach (an unknown session, one someone else holds), the server goes away or the
+terminal cannot be written to; 2 for a bad command line; 128 + N when signal N
+(SIGTERM, SIGHUP, SIGINT, SIGQUIT) ends it, the terminal restored first. Stopped
+(SIGTSTP), it gives the terminal back first, and takes it again when continued
+(fg).
 ";
 
 /// What the main loop reacts to.
