@@ -2714,9 +2714,9 @@ fn output_too_large_for_one_read_is_read_by_lines() {
     let program = "head -c 1600000 /dev/zero | tr '\\0' x | fold -w 200; echo END; read x";
     let started =
         server.ok(&["start", "--name", "big", "--wait-text", "END", "--", "sh", "-c", program]);
-    // (A start names the session by its id, a read as it was given.)
+    // (A start names the session by the name it gave, a read as it was given.)
     for (shown, session) in
-        [(started, "1"), (server.ok(&["read", "big", "--view", "scrollback"]), "big")]
+        [(started, "big"), (server.ok(&["read", "big", "--view", "scrollback"]), "big")]
     {
         assert!(!shown.contains("--max-bytes=1048576]"), "{shown}");
         let advice = format!("termloom read {} {session} --lines=\"0-\"", server.reach());
