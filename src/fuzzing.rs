@@ -58,12 +58,13 @@ fn feed_whole(terminal: &mut Terminal, bytes: &[u8]) {
     }
 }
 
-/// Shows a terminal's screen to a caller three times over, as the MCP tools do, and checks that
-/// each screen sent as changes (rows listed, a block of rows moved, rows slid sideways) rebuilds
-/// exactly from the screens seen before it: panics if not.
+/// Shows a terminal's screen to a caller up to five times over, as the MCP tools do, and checks
+/// that each screen sent as changes (rows listed, a block of rows moved, rows slid sideways)
+/// rebuilds exactly from the screens seen before it: panics if not.
 ///
 /// The first byte chooses the size and the marks (unlabelled highlights or none); the rest is
-/// the output, split into the three screens' parts at `0xff` bytes (a byte no UTF-8 holds).
+/// the output, split into the five screens' parts at `0xff` bytes (a byte no UTF-8 holds): as
+/// many as the looks kept and one more, so each of them can be the base.
 pub fn screen_diff(data: &[u8]) {
     use crate::mcp::tools::screen_diff::{Frame, SeenScreens, Shape, Styles, rebuilds};
     let Some((&choice, rest)) = data.split_first() else { return };
@@ -75,7 +76,7 @@ pub fn screen_diff(data: &[u8]) {
     let id = crate::SessionId(1);
     // The distinct screens the caller was shown, newest last.
     let mut shown: Vec<Frame> = Vec::new();
-    for part in rest.split(|&b| b == 0xff).take(3) {
+    for part in rest.split(|&b| b == 0xff).take(5) {
         feed_whole(&mut terminal, part);
         let styled = terminal.styled_screen();
         let frame = Frame::new(&styled.screen, &styled.runs, styles);

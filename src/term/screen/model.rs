@@ -14,8 +14,8 @@ pub(crate) const CURSOR_MARK: char = '▌';
 pub(crate) struct Changed {
     /// The rows listed (0: none changed besides a moved block).
     pub(crate) rows: usize,
-    /// Since which screen: 1 the one the caller saw last, 2 the one it saw before that (a
-    /// screen seen again unchanged counts once).
+    /// Since which screen: 1 the one the caller saw last, 2 the one it saw before that, and
+    /// so on (a screen seen again unchanged counts once).
     pub(crate) look: u8,
     /// A block of rows that moved.
     pub(crate) moved: Option<Moved>,
@@ -167,9 +167,12 @@ pub(crate) fn model_view(
         Some(changed) => {
             // A screen seen twice in a row is one screen: the one before is the last one that
             // differs from it, however many looks ago.
+            // Older screens, kept as a viewer paged through holds the panels it was opened
+            // from, are counted back from the last look.
             let since = match changed.look {
-                1 => "your last look",
-                _ => "the previous different screen you saw",
+                1 => "your last look".to_owned(),
+                2 => "the previous different screen you saw".to_owned(),
+                back => format!("the screen you saw {back} different screens ago"),
             };
             let moved = changed.moved.map(|Moved { from, to, count }| {
                 let (last_then, last_now) = (from + count - 1, to + count - 1);

@@ -403,7 +403,8 @@ pub(super) fn find_move(frame: &Frame, seen: &Frame) -> Option<Moved> {
 /// A screen told as its changes since one the caller saw.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Changes {
-    /// Since which screen: 1 the one the caller saw last, 2 the one it saw before that.
+    /// Since which screen: 1 the one the caller saw last, 2 the one it saw before that, and so
+    /// on up to [`LOOKS_KEPT`].
     pub(crate) look: u8,
     /// A block of rows that moved.
     pub(crate) moved: Option<Moved>,

@@ -1,5 +1,5 @@
 //! What part of a screen a caller is shown and how: the whole screen, or the rows that changed
-//! since a screen it saw (its last, or the one before when that costs less: a menu or a
+//! since a screen it saw (its last, or an earlier one when that costs less: a menu or a
 //! dialog closed brings it back), with a block of rows that moved said in one line (text
 //! scrolled, a row inserted above a list) and a block of rows that slid sideways (a panel
 //! opened at the left, text scrolled horizontally) sent as only their new columns; the cursor

@@ -3,8 +3,10 @@
 use super::*;
 
 /// How many of the screens of a session a caller was last shown are kept, as what the next one
-/// is compared with: its last look and the one before.
-pub(super) const LOOKS_KEPT: usize = 2;
+/// is compared with: its last look and the three different ones before it. A screen comes back
+/// after more than one other: mc's panels after its viewer was paged through (its first page,
+/// then the next), a program after its help's pages. With two kept, it was sent whole.
+pub(super) const LOOKS_KEPT: usize = 4;
 
 /// Screens with more rows than this are not searched for rows that moved (the search compares
 /// every row with every other one's hash).
@@ -17,7 +19,7 @@ pub(crate) const SESSIONS_KEPT: usize = 256;
 
 /// The most bytes of screens one caller remembers (about: [`Frame::bytes`]): past them the
 /// sessions shown least recently are forgotten first, then the older look of the session
-/// just shown. 256 sessions' two looks at 120x32 take about 6 MiB; large screens (a frame
+/// just shown. 256 sessions' four looks at 120x32 take about 12 MiB; large screens (a frame
 /// of 1000x500 is up to a few MiB) no longer multiply by the sessions.
 pub(crate) const SCREEN_BYTES_KEPT: usize = 16 << 20;
 
