@@ -93,8 +93,9 @@ pub use error::{Error, PendingSecret, RelayUnseen, Result};
 pub use input::escapes::decode_escapes;
 pub use input::keypad::KeypadKey;
 pub use input::keys::{
-    ACCEPTED_KEY_FORMS, Key, KeyCode, KeyParseError, Modifiers, READ_BEFORE_AN_ESCAPE, ScriptItem,
-    bracketed_key_names, key_name_typed_at_end, parse_key_script, part_read_bound, typing_parts,
+    ACCEPTED_KEY_FORMS, BETWEEN_ESCAPES, Key, KeyCode, KeyParseError, Modifiers,
+    READ_BEFORE_AN_ESCAPE, ScriptItem, bracketed_key_names, key_name_typed_at_end,
+    parse_key_script, part_read_bound, typing_parts,
 };
 pub use input::line_breaks::enter_for_line_breaks;
 pub use input::mouse::{MouseButton, MouseEncoding, MouseError};

@@ -1348,6 +1348,40 @@ fn keys_after_an_escape_come_once_the_escape_is_read() {
     client.finish();
 }
 
+/// An Escape right after an Escape in `keys` reaches the program within its wait for a key
+/// code's rest, as a person's second press: mc takes `Esc Esc` for one cancel. The second
+/// was sent once the program had read and answered the first, which mc does only when its
+/// timer after a lone Escape runs out (1 s): the first closed mcedit's search dialog, the
+/// second quit mcedit (2.1 s).
+#[test]
+fn an_escape_after_an_escape_comes_as_a_persons_second_press() {
+    if !require("mcedit") {
+        return;
+    }
+    let dir = temp_dir("mcedit-escapes");
+    let file = dir.join("notes.txt");
+    std::fs::write(&file, "first line\n").unwrap();
+    let mut client = Client::initialized("2025-11-25");
+    let argv = json!(["mcedit", file.to_str().unwrap()]);
+    // mc's settings in a home of their own.
+    let env = json!({"HOME": dir.to_str().unwrap()});
+    let started =
+        client.call("terminal_start", json!({"argv": argv, "env": env, "cols": 80, "rows": 24}));
+    assert!(text(&started).contains("first line"), "{}", text(&started));
+    let id = started["structuredContent"]["session_id"].clone();
+    let search = client.call("terminal_send", json!({"session_id": id, "keys": "<F7>"}));
+    assert!(text(&search).contains("Enter search string"), "{}", text(&search));
+    let closed = client.call("terminal_send", json!({"session_id": id, "keys": "<Esc><Esc>"}));
+    let shown = text(&closed);
+    assert!(shown.starts_with("[mcedit waiting for keys"), "mcedit quit: {shown}");
+    let screen = client.call("terminal_read", json!({"session_id": id, "view": "screen"}));
+    let shown = screen["structuredContent"]["screen"]["text"].as_str().unwrap().to_owned();
+    let dialog = shown.contains("Enter search string");
+    assert!(shown.contains("first line") && !dialog, "{shown}");
+    client.call("terminal_close", json!({ "session_id": id }));
+    client.finish();
+}
+
 /// The keys before an Escape in `keys` reach the program before it, as a person's would: sent
 /// in one write, nano took the Escape for a Meta key's prefix and held the keys read with it,
 /// drawing none of them until the next key came, so `hello world<Esc>` left its screen as it

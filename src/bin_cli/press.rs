@@ -2,7 +2,8 @@
 //! program must read alone ([`termloom::typing_parts`]: an Escape, a plain Tab), and before
 //! an Escape that keys come before (nano holds the keys read with one, undrawn), each part
 //! sent once the program has read the one before (the keys before an Escape given half a
-//! second: [`termloom::part_read_bound`]), as MCP `terminal_send keys` sends them.
+//! second, an Escape before another 150 ms: [`termloom::part_read_bound`]), as MCP
+//! `terminal_send keys` sends them.
 //! Read in one write with the keys after it, an Escape is a key code's start or an Alt chord
 //! (vim `--clean` took `<Esc>Otwo` for the keypad's 4, `ESC O t`), and node's REPL takes a
 //! Tab read with more keys for pasted text.
@@ -31,7 +32,8 @@ fn parts(script: &str) -> (Vec<String>, bool) {
 }
 
 /// The longest wait for `parts[at]` to be read before the next part is typed
-/// ([`termloom::part_read_bound`]: half a second before an Escape, 10 s otherwise).
+/// ([`termloom::part_read_bound`]: half a second before an Escape, 150 ms for an Escape
+/// before another, 10 s otherwise).
 fn part_bound(parts: &[String], at: usize) -> Duration {
     let next = parts.get(at + 1).map_or("", String::as_str);
     termloom::part_read_bound(&parts[at], next).unwrap_or(PART_TIMEOUT)

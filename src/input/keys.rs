@@ -1133,16 +1133,27 @@ pub(crate) fn bytes_submit(bytes: &[u8]) -> bool {
 /// did before keys were cut before an Escape.
 pub const READ_BEFORE_AN_ESCAPE: std::time::Duration = std::time::Duration::from_millis(500);
 
+/// The longest wait for an Escape to be read before an Escape right after it is typed: a
+/// person's second press comes within the moment a program waits after an Escape for a key
+/// code's rest (mc's 1 s timer, ncurses's `ESCDELAY`), and mc takes the two for one cancel.
+/// Typed once the first was read and answered, which mc does only when its timer runs out,
+/// each was a lone Escape: `<Esc><Esc>` closed mcedit's search dialog, then quit mcedit.
+/// Cut apart still, not one write: bubbletea reads `ESC ESC` read together as Alt-Escape.
+pub const BETWEEN_ESCAPES: std::time::Duration = std::time::Duration::from_millis(150);
+
 /// The longest wait for key script `part`, one of [`typing_parts`]'s, to be read before
 /// `next`, the part after it, is typed: [`READ_BEFORE_AN_ESCAPE`] when `part` was cut only
-/// because `next` begins with an Escape; `None` (the caller's own bound) when `part` ends
-/// with a key read alone, or either does not parse.
+/// because `next` begins with an Escape; [`BETWEEN_ESCAPES`] when both are Escapes there;
+/// `None` (the caller's own bound) when `part` ends with another key read alone, or either
+/// does not parse.
 pub fn part_read_bound(part: &str, next: &str) -> Option<std::time::Duration> {
     let (part, next) = (parse_key_script(part).ok()?, parse_key_script(next).ok()?);
+    let escape = |item: Option<&ScriptItem>| matches!(item, Some(ScriptItem::Key(key)) if key.read_after_the_keys_before());
+    if escape(part.last()) && escape(next.first()) {
+        return Some(BETWEEN_ESCAPES);
+    }
     let ends_alone = matches!(part.last(), Some(ScriptItem::Key(key)) if key.read_alone());
-    let escape_next =
-        matches!(next.first(), Some(ScriptItem::Key(key)) if key.read_after_the_keys_before());
-    (escape_next && !ends_alone).then_some(READ_BEFORE_AN_ESCAPE)
+    (escape(next.first()) && !ends_alone).then_some(READ_BEFORE_AN_ESCAPE)
 }
 
 /// A key script cut after each key that must be read alone ([`Key::read_alone`]) when more
@@ -1376,7 +1387,10 @@ mod tests {
         assert_eq!(part_read_bound("ihello", "<Escape>"), Some(READ_BEFORE_AN_ESCAPE));
         assert_eq!(part_read_bound("x", "<C-[>q"), Some(READ_BEFORE_AN_ESCAPE));
         assert_eq!(part_read_bound("a<Tab>", "<Escape>"), None);
-        assert_eq!(part_read_bound("<Escape>", "<Escape>"), None);
+        // An Escape right after an Escape comes within a program's wait for a key code's
+        // rest, as a person's second press.
+        assert_eq!(part_read_bound("<Escape>", "<Escape>"), Some(BETWEEN_ESCAPES));
+        assert_eq!(part_read_bound("a<C-[>", "<Escape>q"), Some(BETWEEN_ESCAPES));
         assert_eq!(part_read_bound("<Escape>", "q"), None);
         assert_eq!(part_read_bound("a<Tab>", "b"), None);
         assert_eq!(parts("a<Tab>b<S-Tab>c<C-Tab>d"), ["a<Tab>", "b<S-Tab>c<C-Tab>d"]);

@@ -421,7 +421,9 @@ fn held_paste_note(full_screen: bool, foreground: Option<&crate::Process>) -> Op
 
 /// Types key script `items` as a person presses them: the keys after a plain Tab or an
 /// Escape once the program has read it and waits for input again (or the default wait ends
-/// otherwise), and an Escape once the program has read the keys before it (or after
+/// otherwise; an Escape after an Escape after at most
+/// [`BETWEEN_ESCAPES`](crate::input::keys::BETWEEN_ESCAPES), as a person's second press), and
+/// an Escape once the program has read the keys before it (or after
 /// [`READ_BEFORE_AN_ESCAPE`](crate::input::keys::READ_BEFORE_AN_ESCAPE)), as
 /// [`typing_parts`](crate::input::keys::typing_parts) cuts them.
 /// node's REPL takes a Tab read together with more keys for pasted text: `<Tab><Tab>`
