@@ -1012,9 +1012,12 @@ fn a_text_wait_ends_when_the_shell_is_back_at_its_prompt() {
     assert!(!said.contains("before the wait"), "{said}");
     let (outcome, said) = send("echo build succeeded", "build succeeded");
     assert_eq!(outcome, "matched", "{said}");
+    // An earlier command's line had it: said to be from before this call's input, not as
+    // if this command had printed it before the wait.
     let (outcome, said) = send("true", "build succeeded");
     assert_eq!(outcome, "waiting_for_input", "{said}");
-    assert!(said.contains("had it before the wait"), "{said}");
+    assert!(said.contains("had it before this call's input"), "{said}");
+    assert!(!said.contains("before the wait"), "{said}");
     let (outcome, said) = send("(sleep 1.5; echo jo''b done) &", "job done");
     assert_eq!(outcome, "matched", "a background job still to print: {said}");
     client.finish();
@@ -2427,6 +2430,25 @@ fn blanks_up_to_a_hidden_cursor_are_not_read() {
     let id = result["structuredContent"]["session_id"].clone();
     let read = text(&client.call("terminal_read", json!({"session_id": id})));
     assert_eq!(read, "[sh waiting for a line at \"name:\" · no new output]");
+    client.finish();
+}
+
+/// The header names the whole line the cursor waits on, not the fragment of it on the
+/// cursor's row, where the line wrapped (a prompt longer than the screen is wide); a line over
+/// 200 bytes by its end.
+#[test]
+fn the_header_names_a_wrapped_line_whole() {
+    let mut client = Client::initialized("2025-11-25");
+    for (count, named) in [(50, "a".repeat(50)), (300, format!("…{}", "a".repeat(194)))] {
+        let prompt = format!("printf '%s name: ' {}; read x", "a".repeat(count));
+        let result = client.call(
+            "terminal_start",
+            json!({"argv": ["sh", "-c", prompt], "cols": 40, "rows": 12, "input_wait": true}),
+        );
+        let id = result["structuredContent"]["session_id"].clone();
+        let read = text(&client.call("terminal_read", json!({"session_id": id})));
+        assert_eq!(read, format!("[sh waiting for a line at \"{named} name:\" · no new output]"));
+    }
     client.finish();
 }
 

@@ -499,6 +499,26 @@ fn line_after_row(screen: &Screen, row: usize) -> Option<String> {
     })
 }
 
+/// The most bytes of the line the cursor is on that a result's header names (`at "…"`): a
+/// longer one (wrapped over rows) is given by its end, after `…`.
+const AT_LINE_BYTES: usize = 200;
+
+/// The text of the line `row` of `screen` is on before that row, as a transcript line holds
+/// it, when rows above wrap into it: each such row filled with blanks to the last column (see
+/// [`line_after_row`]); empty when no row wraps into it.
+fn line_before_row(screen: &Screen, row: usize) -> String {
+    let first = (0..row).rev().take_while(|r| screen.wrapped.get(*r).copied().unwrap_or(false));
+    let first = first.last().unwrap_or(row);
+    let mut start = String::new();
+    for at in first..row {
+        let text = screen.lines.get(at).map_or("", String::as_str);
+        start.push_str(text);
+        let width = cell_col(text, text.len());
+        start.push_str(&" ".repeat(usize::from(screen.cols.saturating_sub(width))));
+    }
+    start
+}
+
 /// The pager's prompt line `read` ended on, if it did (see [`PagerPrompt`]): the program
 /// reads keys with its cursor shown on the primary `screen` right after the text of a row
 /// with none below it (the screen's last row, or the row after a short file's last line, where
@@ -816,11 +836,14 @@ pub(crate) fn show(
         let at = usize::from(s.cursor.row);
         let row = s.lines.get(at).map_or("", String::as_str);
         let (before, after) = row.split_at(byte_at_cell(row, s.cursor.col));
-        match line_after_row(s, at) {
+        let (before, after) = match line_after_row(s, at) {
             // (A wrapped line reaches no right prompt: zsh leaves it out then.)
             Some(rest) => (before.to_owned(), format!("{after}{rest}")),
             None => unpad::unpad_split(before, after, info.cols),
-        }
+        };
+        // (The cursor's row may continue a line wrapped from the rows above: its start, a
+        // prompt's, is there.)
+        (format!("{}{before}", line_before_row(s, at)), after)
     });
     let id = session.id();
     let shows_screen = |s: &Screen| {
@@ -1122,7 +1145,12 @@ fn layout(
             || cursor_at.is_some();
         !row.is_empty() && shown.is_none() && !told
     });
-    let prompt = prompt.map(|row| budget.label(row, LABEL, "row"));
+    // (A long line wrapped onto the cursor's row: its end, where typing goes.)
+    let prompt = prompt.map(|row| match row.len() > AT_LINE_BYTES {
+        true => format!("…{}", &row[row.ceil_char_boundary(row.len() - AT_LINE_BYTES)..]),
+        false => row.to_owned(),
+    });
+    let prompt = prompt.map(|row| budget.label(&row, LABEL, "row"));
     let waited = wait.as_ref().and_then(|w| w.line(Some(&reading.new.status.activity)));
     // (An exit is the news: "no new output" beside it says nothing.)
     let ended = matches!(
@@ -1497,6 +1525,8 @@ mod tests {
                     runs_job: false,
                     printed_before: matches!(outcome, "timeout" | "waiting_for_input" | "exited")
                         .then_some(u64::MAX),
+                    // (The longer of its two wordings.)
+                    typed_line: true,
                     // The longest of the default wait's built-in conditions, and then some.
                     settled_by: implicit.then(|| "quiet for 18446744073709551615 ms".into()),
                     screen: None,
@@ -1592,6 +1622,7 @@ mod tests {
             runs_job: false,
             settled_by: None,
             printed_before: None,
+            typed_line: false,
             screen: None,
             echo_at: None,
             refused: None,

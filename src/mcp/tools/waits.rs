@@ -136,6 +136,9 @@ pub(crate) struct Report {
     /// last line printed before the wait began that its condition matches: the text was
     /// there, but already read.
     pub printed_before: Option<u64>,
+    /// The call typed a line before its wait (`typed_line`): a line `printed_before` names
+    /// came before that input, from an earlier command, and is said to be.
+    pub typed_line: bool,
     /// The screen when the wait timed out.
     pub screen: Option<Screen>,
     /// Where the echo of the line the call submitted starts (its line, and the bytes before
@@ -463,6 +466,7 @@ fn wait(call: &Call, session: &Session, plan: &Plan) -> crate::Result<Report> {
         runs_job,
         settled_by: None,
         printed_before: None,
+        typed_line: typed_line.is_some(),
         screen,
         echo_at,
         refused: None,
@@ -540,6 +544,7 @@ impl Report {
             runs_job: self.runs_job,
             settled_by: self.settled_by.clone(),
             printed_before: self.printed_before,
+            typed_line: self.typed_line,
             screen: None,
             echo_at: self.echo_at,
             // (Before what it shows: without it, what was shown reads as the wait's answer.)
@@ -649,11 +654,14 @@ impl Report {
         }
     }
 
-    /// Where the text waited for was printed before the wait began, if it was.
+    /// Where the text waited for was printed before the wait began, if it was: before the
+    /// line the call typed, when it typed one (an earlier command's output, not this one's).
     fn before_the_wait(&self) -> String {
-        self.printed_before
-            .map(|line| format!("; line {line} had it before the wait"))
-            .unwrap_or_default()
+        let before = match self.typed_line {
+            true => "before this call's input",
+            false => "before the wait",
+        };
+        self.printed_before.map(|line| format!("; line {line} had it {before}")).unwrap_or_default()
     }
 }
 
@@ -672,6 +680,7 @@ mod tests {
             runs_job: false,
             settled_by: settled_by.map(str::to_owned),
             printed_before: None,
+            typed_line: false,
             screen: None,
             echo_at: None,
             refused: None,
