@@ -2433,6 +2433,25 @@ fn blanks_up_to_a_hidden_cursor_are_not_read() {
     client.finish();
 }
 
+/// A toolbar a program waiting for keys keeps at the screen's bottom (ptpython's) is shown
+/// below the cursor by its row alone: the blank rows between it and the cursor were shown as
+/// empty lines (27 of them at ptpython's prompt).
+#[test]
+fn blank_rows_above_a_toolbar_below_the_cursor_are_left_out() {
+    let mut client = Client::initialized("2025-11-25");
+    let program = "import sys, tty; tty.setcbreak(0); \
+        sys.stdout.write('ready> \\0337\\033[12;1Htoolbar F2\\0338'); sys.stdout.flush(); \
+        sys.stdin.read(1)";
+    let started = client.call(
+        "terminal_start",
+        json!({"argv": ["python3", "-c", program], "cols": 40, "rows": 12, "input_wait": true}),
+    );
+    let said = text(&started);
+    assert!(said.ends_with("ready> \n--- below the cursor, row 11 ---\ntoolbar F2"), "{said:?}");
+    assert_eq!(started["structuredContent"]["below_cursor"]["first_row"], 11, "{started}");
+    client.finish();
+}
+
 /// The header names the whole line the cursor waits on, not the fragment of it on the
 /// cursor's row, where the line wrapped (a prompt longer than the screen is wide); a line over
 /// 200 bytes by its end.

@@ -444,7 +444,8 @@ impl Furthest {
 /// runs (`running`), the rows with text right below the cursor's, read or not: the progress
 /// bars a program redraws below the one it keeps the cursor on (tqdm's at positions 1 and
 /// on, one per file a download fetches), which no read reaches while it runs; not a status
-/// line kept at the screen's bottom below blank rows (apt's). Only when `wanted` (the
+/// line kept at the screen's bottom below blank rows (apt's). Blank rows right below the
+/// cursor are left out (the first row's number says where the rest are). Only when `wanted` (the
 /// program waits or runs, and no screen is shown) is the frame made; the read is noted
 /// anyway.
 fn below_cursor(
@@ -467,8 +468,12 @@ fn below_cursor(
         true => cursor + screen.lines.get(cursor + 1..)?.iter().take_while(|r| !blank(r)).count(),
         false => screen.lines.iter().rposition(|row| !blank(row))?,
     };
-    let first = u16::try_from(cursor + 1).ok()?;
-    (last > cursor).then(|| (first, frame().rows_text(cursor + 1..last + 1)))
+    // (Blank rows right below the cursor are left out: a toolbar kept at the screen's bottom,
+    // ptpython's, is named by its row.)
+    let gap = screen.lines.get(cursor + 1..)?.iter().take_while(|r| blank(r)).count();
+    let first = cursor + 1 + gap;
+    let first_row = u16::try_from(first).ok()?;
+    (last >= first).then(|| (first_row, frame().rows_text(first..last + 1)))
 }
 
 /// How many rows `row` of `screen` wraps into, one after another (the terminal wrapped its
