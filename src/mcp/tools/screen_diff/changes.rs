@@ -352,13 +352,11 @@ pub(super) fn find_move(frame: &Frame, seen: &Frame) -> Option<Moved> {
             let moved_row = |i: usize| {
                 marked != Some(from_start + i) && frame.same_row(to_start + i, seen, from_start + i)
             };
-            // Rows at the block's ends that are where they were, or blank, or not moved, are
-            // no part of it.
-            let still = |at: usize| {
-                frame.lines[to_start + at].is_empty()
-                    || frame.same_row(to_start + at, seen, to_start + at)
-                    || !moved_row(at)
-            };
+            // Rows at the block's ends that are where they were, or not moved, are no part
+            // of it. (A blank one that moved is, where its place held something else: left
+            // out, it was listed as a blank row changed, at each of less's one-line scrolls.)
+            let still =
+                |at: usize| frame.same_row(to_start + at, seen, to_start + at) || !moved_row(at);
             // (first row, the row after the last moved one, rows saved)
             let mut run: Option<(usize, usize, usize)> = None;
             let mut gap = 0;

@@ -434,6 +434,21 @@ fn a_block_of_rows_that_moved_is_said_once() {
     assert!(find_move(&cleared, &text).is_none());
 }
 
+/// A pager's one-line scroll over a text with blank lines (less's `j`): the blank rows at the
+/// block's ends that moved are part of it. They were left out, and listed as blank rows
+/// changed (`0│`, `9│`), where the row in their place had held text.
+#[test]
+fn blank_rows_at_a_moved_blocks_ends_are_part_of_it() {
+    let page = ["# Changelog", "", "All notable", "Keep a", "interfaces.", "", "## Unreleased"];
+    let seen = [&page[..], &["", "CHANGELOG.md"]].concat();
+    let scrolled = [&page[1..], &["", "The first release", ":"]].concat();
+    let (before, after) = (frame(&seen, (8, 12)), frame(&scrolled, (8, 1)));
+    let changes = changes_since(&after, &before, 1);
+    assert_eq!(changes.moved, Some(Moved { from: 1, to: 0, count: 7 }), "{changes:?}");
+    assert_eq!(changes.rows, [7, 8]);
+    assert_eq!(rebuilds(&before, &changes, &after), Ok(()));
+}
+
 #[test]
 fn rows_that_slid_sideways_are_sent_as_their_new_columns() {
     let seen = SeenScreens::default();
