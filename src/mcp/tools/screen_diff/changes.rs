@@ -352,11 +352,14 @@ pub(super) fn find_move(frame: &Frame, seen: &Frame) -> Option<Moved> {
             let moved_row = |i: usize| {
                 marked != Some(from_start + i) && frame.same_row(to_start + i, seen, from_start + i)
             };
-            // Rows at the block's ends that are where they were, or not moved, are no part
-            // of it. (A blank one that moved is, where its place held something else: left
-            // out, it was listed as a blank row changed, at each of less's one-line scrolls.)
-            let still =
-                |at: usize| frame.same_row(to_start + at, seen, to_start + at) || !moved_row(at);
+            // Rows at the block's ends that are where they were, or blank, or not moved, are
+            // no part of it; but blank rows that moved right next to its ends are, where their
+            // places held something else (left out, they were listed as blank rows changed, at
+            // each of less's one-line scrolls).
+            let in_place = |at: usize| frame.same_row(to_start + at, seen, to_start + at);
+            let blank = |at: usize| frame.lines[to_start + at].is_empty();
+            let still = |at: usize| blank(at) || in_place(at) || !moved_row(at);
+            let blank_moved = |at: usize| blank(at) && moved_row(at) && !in_place(at);
             // (first row, the row after the last moved one, rows saved)
             let mut run: Option<(usize, usize, usize)> = None;
             let mut gap = 0;
@@ -379,11 +382,18 @@ pub(super) fn find_move(frame: &Frame, seen: &Frame) -> Option<Moved> {
                 gap = 0;
                 let Some((mut first, mut end, saved)) = run.take() else { continue };
                 if saved >= 2 && best.is_none_or(|(most, _)| saved > most) {
+                    let (run_first, run_end) = (first, end);
                     while first < end && still(first) {
                         first += 1;
                     }
                     while end > first && still(end - 1) {
                         end -= 1;
+                    }
+                    while first > run_first && blank_moved(first - 1) {
+                        first -= 1;
+                    }
+                    while end < run_end && blank_moved(end) {
+                        end += 1;
                     }
                     let block = Moved {
                         from: (from_start + first) as u16,
