@@ -836,6 +836,29 @@ fn keys_after_an_escape_reach_vim_once_it_read_the_escape() {
     assert_eq!(vim_run("escape.txt", &["--clean", "-n"], &keys), "three\ntwo\none\n");
 }
 
+/// `--send` text ending in an Escape reaches the program as `--keys` ending in one does: the
+/// text first, the Escape once it is read. Sent in one write, nano took the Escape for a Meta
+/// key's prefix and held the text read with it undrawn, so the wait for it timed out, with
+/// the step before a wait and without one.
+#[test]
+fn send_text_before_a_last_escape_is_read_before_it() {
+    if !require("nano") {
+        return;
+    }
+    let dir = tempdir();
+    let file = dir.join("escape.txt");
+    let waited = ["--send", r"hello world\e", "--wait-screen", "hello world"];
+    let shown = ["--send", r"hello world\e", "--screen"];
+    for steps in [&waited[..], &shown[..]] {
+        let mut args = vec!["run", "--timeout", LONG_MS, "--wait-input"];
+        args.extend(steps);
+        args.extend(["--", "nano", "--ignorercfiles", file.to_str().unwrap()]);
+        let output = termloom(&args);
+        assert_code(&output, 0);
+        assert!(stdout(&output).contains("hello world") || steps == waited, "{}", stdout(&output));
+    }
+}
+
 #[test]
 fn run_command_prints_output_and_fails_on_a_failing_command() {
     if !require("bash") {

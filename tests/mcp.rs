@@ -1409,6 +1409,29 @@ fn keys_before_an_escape_are_read_before_it() {
     client.finish();
 }
 
+/// Text ending in an Escape is typed as keys ending in one are: the text first, the Escape once
+/// it is read. Sent in one write, nano took the Escape for a Meta key's prefix and held the
+/// text read with it undrawn (`text: "hello world\\e"` left its screen as it was).
+#[test]
+fn text_before_a_last_escape_is_read_before_it() {
+    if !require("nano") {
+        return;
+    }
+    let file = temp_dir("nano-text-escape").join("notes.txt");
+    let mut client = Client::initialized("2025-11-25");
+    let argv = json!(["nano", "--ignorercfiles", file.to_str().unwrap()]);
+    let id =
+        client.tool("terminal_start", json!({"argv": argv, "cols": 80, "rows": 24}))["session_id"]
+            .clone();
+    let typed = client.call("terminal_send", json!({"session_id": id, "text": "hello world\\e"}));
+    assert!(text(&typed).contains("1│hello world▌"), "{}", text(&typed));
+    let screen = client.call("terminal_read", json!({"session_id": id, "view": "screen"}));
+    let shown = screen["structuredContent"]["screen"]["text"].as_str().unwrap().to_owned();
+    assert_eq!(shown.lines().nth(1).map(str::trim_end), Some("hello world▌"), "{shown}");
+    client.call("terminal_close", json!({ "session_id": id }));
+    client.finish();
+}
+
 /// The keys before an Escape are given half a second to be read, no more: a game redrawing
 /// every 50 ms, which never waits for input, got the Escape only at the end of the default
 /// wait's 10 s after `jj` (review we). The game shows how long after the first key the

@@ -6,7 +6,8 @@
 //! `terminal_send keys` sends them.
 //! Read in one write with the keys after it, an Escape is a key code's start or an Alt chord
 //! (vim `--clean` took `<Esc>Otwo` for the keypad's 4, `ESC O t`), and node's REPL takes a
-//! Tab read with more keys for pasted text.
+//! Tab read with more keys for pasted text. `--send` text ending in an Escape (`hello\e`) is
+//! typed as `hello<Esc>` is: the text first, then the Escape once it is read.
 
 use std::time::{Duration, Instant};
 
@@ -87,4 +88,26 @@ pub(super) fn all_but_last(
         }
     }
     Ok(Some(last.clone()))
+}
+
+/// Types `bytes` (a `--send` step's text) but for the Escapes it ends with, when other bytes
+/// come before them ([`termloom::text_before_a_last_escape`]: nano holds the keys read with a
+/// last Escape, undrawn), waits for the program to read them (half a second at most,
+/// [`termloom::READ_BEFORE_AN_ESCAPE`], and within `timeout`), and returns what is left to
+/// type: the Escapes, or all of `bytes` when they do not end in one; `None` when the program
+/// exited before it, with no one left to read it.
+pub(super) fn text_but_a_last_escape(
+    session: &Session,
+    bytes: &[u8],
+    timeout: Duration,
+) -> termloom::Result<Option<Vec<u8>>> {
+    let Some((before, escape)) = termloom::text_before_a_last_escape(bytes) else {
+        return Ok(Some(bytes.to_vec()));
+    };
+    let deadline = Instant::now() + timeout;
+    session.send_bytes(before)?;
+    match read(session, deadline, termloom::READ_BEFORE_AN_ESCAPE)? {
+        true => Ok(None),
+        false => Ok(Some(escape.to_vec())),
+    }
 }

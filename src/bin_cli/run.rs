@@ -167,7 +167,15 @@ fn perform(session: &Session, plan: &Plan, reporter: &mut Reporter) -> Result<()
                     Err(err) => Err(err),
                 }
             }
-            Typed::Bytes(bytes) => session.send_bytes_and_wait(&bytes, until, timeout),
+            Typed::Bytes(bytes) => {
+                let deadline = std::time::Instant::now() + timeout;
+                let left = || deadline.saturating_duration_since(std::time::Instant::now());
+                match super::press::text_but_a_last_escape(session, &bytes, timeout) {
+                    Ok(Some(rest)) => session.send_bytes_and_wait(&rest, until, left()),
+                    Ok(None) => session.wait(until, left()),
+                    Err(err) => Err(err),
+                }
+            }
         };
         let outcome = outcome.map_err(|err| {
             // A wait that cannot be made is refused before anything is typed: the wait step
@@ -206,7 +214,13 @@ fn perform_step(
 ) -> Result<(), Failure> {
     let failed = |err| Failure::error(planned, err);
     match &planned.step {
-        Step::Send(text) => session.send_bytes(&typed_text(text)).map_err(failed),
+        Step::Send(text) => {
+            let rest = super::press::text_but_a_last_escape(session, &typed_text(text), timeout);
+            match rest.map_err(failed)? {
+                Some(rest) => session.send_bytes(&rest).map_err(failed),
+                None => Ok(()),
+            }
+        }
         Step::Submit(text) => {
             let mut bytes = typed_text(text);
             bytes.push(b'\r');

@@ -1156,6 +1156,24 @@ pub fn part_read_bound(part: &str, next: &str) -> Option<std::time::Duration> {
     (escape(next.first()) && !ends_alone).then_some(READ_BEFORE_AN_ESCAPE)
 }
 
+/// Text to type (its escapes decoded) cut before the Escapes it ends with, when other bytes
+/// come before them: `hello\e` is `hello`, typed first and given [`READ_BEFORE_AN_ESCAPE`] to
+/// be read, then the Escape, as [`typing_parts`] cuts `hello<Esc>` (nano, read with them,
+/// holds the keys before a last Escape undrawn: a Meta key's prefix). `None` for text that
+/// does not end in an Escape or holds nothing else: an Escape inside the text (`\e[A`,
+/// `ihi\e:wq\r`) is typed with the bytes around it, in one write, as given. MCP
+/// `terminal_send`'s `text` (with it `termloom send --text`) and `termloom run --send` are
+/// typed so.
+///
+/// ```
+/// assert_eq!(termloom::text_before_a_last_escape(b"hi\x1b"), Some((&b"hi"[..], &b"\x1b"[..])));
+/// assert_eq!(termloom::text_before_a_last_escape(b"\x1b[A"), None);
+/// ```
+pub fn text_before_a_last_escape(bytes: &[u8]) -> Option<(&[u8], &[u8])> {
+    let kept = bytes.len() - bytes.iter().rev().take_while(|&&byte| byte == 0x1b).count();
+    (kept > 0 && kept < bytes.len()).then(|| bytes.split_at(kept))
+}
+
 /// A key script cut after each key that must be read alone ([`Key::read_alone`]) when more
 /// keys follow, and before an Escape that keys come before ([`Key::read_after_the_keys_before`]),
 /// as key scripts (a literal `<` as `<lt>`), each to be typed once the program has read the

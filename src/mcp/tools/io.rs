@@ -261,17 +261,42 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         // millisecond after the text can reach a line editor that leaves raw mode while it
         // handles each key (irb's reline 0.3) in the terminal's line mode, whose echo of it
         // moved the cursor down a row and the prompt was drawn twice.
-        let enter_with_text = submit && paste.is_none() && script.is_none();
-        let mut bytes = text.map_or_else(Vec::new, |text| {
+        let bytes = text.map_or_else(Vec::new, |text| {
             crate::input::line_breaks::enter_for_line_breaks(&crate::decode_escapes(text))
         });
+        // Text ending in an Escape (`hello\e`): the bytes before it first, read before the
+        // Escape is typed, as keys before an Escape are (`typing_parts`).
+        let (mut bytes, escape) = match crate::input::keys::text_before_a_last_escape(&bytes) {
+            Some((before, escape)) => (before.to_vec(), Some(escape.to_vec())),
+            None => (bytes, None),
+        };
+        let enter_with_text = submit && paste.is_none() && script.is_none() && escape.is_none();
         if enter_with_text {
             bytes.push(b'\r');
         }
+        // The waits between the pieces this call types take at most its timeout in all.
+        let timeout = args.uint("timeout_ms").map(std::time::Duration::from_millis);
+        let typing = std::time::Instant::now();
+        let deadline = typing + timeout.unwrap_or(call.engine.config().default_wait_timeout);
+        // The program ended while the call typed: the rest is not typed.
+        let mut ended = false;
         if !bytes.is_empty() {
             submits = line.send(&session, Typing::Bytes(bytes))?;
         }
-        if let Some(paste) = paste {
+        if let Some(escape) = escape {
+            let done = "the text before its last Escape was typed, the Escape and the rest not";
+            let bound = Some(crate::input::keys::READ_BEFORE_AN_ESCAPE);
+            ended = await_read(call, &session, deadline, bound, done)?;
+            if !ended {
+                submits = line.send(&session, Typing::Bytes(escape))?;
+                // Read alone, as an Escape in keys is, before what the call types after it
+                // (with it, an Alt chord or a key code's start).
+                let more = paste.is_some() || script.is_some() || submit;
+                let done = "the text was typed, the rest not";
+                ended = more && await_read(call, &session, deadline, None, done)?;
+            }
+        }
+        if let Some(paste) = paste.filter(|_| !ended) {
             // Bounded by the call's timeout and ended by its cancellation, so a program that
             // stopped reading cannot hold the session's input (and this call) forever.
             let timeout = args.uint("timeout_ms").map(std::time::Duration::from_millis);
@@ -286,9 +311,8 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
             }
         }
         // (Keys cut short, by the program's exit, type no Enter after them.)
-        let timeout = args.uint("timeout_ms").map(std::time::Duration::from_millis);
-        let typing = std::time::Instant::now();
         let all_keys = match script.as_deref() {
+            _ if ended => false,
             Some(items) => {
                 // What the call typed before its keys, for a refusal between them to name.
                 let earlier = match (
@@ -300,7 +324,7 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
                     (false, true) => Some("the paste"),
                     (false, false) => None,
                 };
-                let typed = (timeout, earlier);
+                let typed = (deadline, earlier);
                 let (all, pressed) = press_keys(call, &session, items, typed, &mut line)?;
                 submits = pressed.unwrap_or(submits);
                 all
@@ -430,9 +454,10 @@ fn held_paste_note(full_screen: bool, foreground: Option<&crate::Process>) -> Op
 /// inserted two tab characters instead of completing. An Escape read together with the next
 /// keys is a key code or an Alt chord with them: vim took `<Esc>Otwo` for the keypad's 4
 /// (`ESC O t`) then `wo`; read together with the keys before it, nano held them all, undrawn,
-/// as a Meta key's start. The waits between them take at most `timeout` (the
-/// call's, else the default wait's) in all; a program still busy then gets the rest as they
-/// are, to read when it can (typed ahead, not lost). Whether every key was sent: keys left
+/// as a Meta key's start (keys that begin with an Escape after the call's text or paste wait
+/// for those to be read too). The waits between them end by `deadline` (the call's timeout,
+/// else the default wait's, from its first piece typed); a program still busy then gets the
+/// rest as they are, to read when it can (typed ahead, not lost). Whether every key was sent: keys left
 /// when the program exits or the session closes are not; a call cancelled meanwhile ends
 /// with the keys typed so far, never pressing Enter after a line cut short. And whether the
 /// last part sent submitted a line, by its send's own reading of the terminal's modes
@@ -443,43 +468,71 @@ fn press_keys(
     call: &Call,
     session: &Session,
     items: &[ScriptItem],
-    (timeout, earlier): (Option<std::time::Duration>, Option<&str>),
+    (deadline, earlier): (std::time::Instant, Option<&str>),
     line: &mut Taken,
 ) -> Result<(bool, Option<bool>), ToolError> {
     let parts = crate::input::keys::typing_parts(items);
     let Some((last, before)) = parts.split_last() else { return Ok((true, None)) };
-    let config = call.engine.config();
-    let deadline = std::time::Instant::now() + timeout.unwrap_or(config.default_wait_timeout);
     let mut send = |part: &str| -> Result<bool, ToolError> {
         let items = parse_key_script(part).map_err(crate::Error::from)?;
         line.send(session, Typing::Keys(items))
     };
+    let done = match earlier {
+        Some(earlier) => format!(
+            "{earlier} and the keys up to a Tab or an Escape (or before an Escape) were typed, the rest of the keys not"
+        ),
+        None => "the keys up to a Tab or an Escape (or before an Escape) were typed, the rest not"
+            .to_owned(),
+    };
+    // Keys that begin with an Escape after the call's text or paste: those are read first, as
+    // keys before an Escape are.
+    let escape_first = |item: &ScriptItem| match item {
+        ScriptItem::Key(key) => key.read_after_the_keys_before(),
+        ScriptItem::Text(_) => false,
+    };
+    if let Some(earlier) = earlier
+        && items.first().is_some_and(escape_first)
+    {
+        let done = format!("{earlier} was typed, the keys not");
+        let bound = Some(crate::input::keys::READ_BEFORE_AN_ESCAPE);
+        if await_read(call, session, deadline, bound, &done)? {
+            return Ok((false, None));
+        }
+    }
     for (at, part) in before.iter().enumerate() {
         let submits = send(part)?;
-        let left = deadline.saturating_duration_since(std::time::Instant::now());
-        if left.is_zero() {
-            continue;
-        }
         let next = parts.get(at + 1).map_or("", String::as_str);
-        let bound = crate::input::keys::part_read_bound(part, next).map_or(left, |b| b.min(left));
-        let settle = waits::Plan::settle(config, bound);
-        let done = match earlier {
-            Some(earlier) => format!(
-                "{earlier} and the keys up to a Tab or an Escape (or before an Escape) were typed, the rest of the keys not"
-            ),
-            None => {
-                "the keys up to a Tab or an Escape (or before an Escape) were typed, the rest not"
-                    .to_owned()
-            }
-        };
-        match waits::run_after(call, session, &settle, &done)?.outcome {
-            "cancelled" => return Err(ToolError::cancelled()),
-            "exited" | "closed" => return Ok((false, Some(submits))),
-            _ => {}
+        let bound = crate::input::keys::part_read_bound(part, next);
+        if await_read(call, session, deadline, bound, &done)? {
+            return Ok((false, Some(submits)));
         }
     }
     let submits = send(last)?;
     Ok((true, Some(submits)))
+}
+
+/// Waits for the program in `session` to read what a `terminal_send` call typed so far
+/// before it types more: the default wait ([`waits::Plan::settle`]), at most `bound` and
+/// until `deadline` (none once it has passed). Whether the program ended (exited, or the
+/// session closed), so that the rest is not typed; an error when the call is cancelled.
+/// `done` says what was typed, for a wait refused to say.
+fn await_read(
+    call: &Call,
+    session: &Session,
+    deadline: std::time::Instant,
+    bound: Option<std::time::Duration>,
+    done: &str,
+) -> Result<bool, ToolError> {
+    let left = deadline.saturating_duration_since(std::time::Instant::now());
+    if left.is_zero() {
+        return Ok(false);
+    }
+    let settle = waits::Plan::settle(call.engine.config(), bound.map_or(left, |b| b.min(left)));
+    match waits::run_after(call, session, &settle, done)?.outcome {
+        "cancelled" => Err(ToolError::cancelled()),
+        "exited" | "closed" => Ok(true),
+        _ => Ok(false),
+    }
 }
 
 /// The line a `terminal_send` call's first piece was typed on, taken by that piece's own
