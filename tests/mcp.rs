@@ -1432,6 +1432,33 @@ fn text_before_a_last_escape_is_read_before_it() {
     client.finish();
 }
 
+/// Under the kitty keyboard protocol an Escape is a sequence of its own (`CSI 27 u`), which no
+/// program takes for a Meta prefix or a key code's start: it is typed with the keys around
+/// it, in one write. It was cut before and after as the Escape byte is, each cut a wait for
+/// the program to read the part before (0.16 s an Escape in neovim). The program shows
+/// each read it makes on a line of its own.
+#[test]
+fn an_escape_under_the_kitty_keyboard_protocol_is_typed_with_the_keys_around_it() {
+    let script = "import os, sys, tty\n\
+        tty.setraw(0)\n\
+        sys.stdout.write('\\x1b[>1u'); sys.stdout.flush()\n\
+        while True:\n\
+        \x20   data = os.read(0, 256)\n\
+        \x20   sys.stdout.write('read ' + repr(data) + '\\r\\n'); sys.stdout.flush()\n";
+    let mut client = Client::initialized("2025-11-25");
+    let argv = json!(["python3", "-c", script]);
+    let id =
+        client.tool("terminal_start", json!({"argv": argv, "cols": 60, "rows": 10}))["session_id"]
+            .clone();
+    let sent = client.call("terminal_send", json!({"session_id": id, "keys": "ab<Esc>cd"}));
+    let screen = client.call("terminal_read", json!({"session_id": id, "view": "screen"}));
+    let shown = screen["structuredContent"]["screen"]["text"].as_str().unwrap().to_owned();
+    let reads: Vec<&str> = shown.lines().filter(|line| line.starts_with("read ")).collect();
+    assert_eq!(reads, [r"read b'ab\x1b[27ucd'"], "{shown}\n{}", text(&sent));
+    client.call("terminal_close", json!({ "session_id": id }));
+    client.finish();
+}
+
 /// The keys before an Escape are given half a second to be read, no more: a game redrawing
 /// every 50 ms, which never waits for input, got the Escape only at the end of the default
 /// wait's 10 s after `jj` (review we). The game shows how long after the first key the

@@ -1,6 +1,6 @@
 //! `termloom run --keys` typed as a person presses them: a key script cut after each key the
-//! program must read alone ([`termloom::typing_parts`]: an Escape, a plain Tab), and before
-//! an Escape that keys come before (nano holds the keys read with one, undrawn), each part
+//! program must read alone ([`termloom::typing_parts`], under the terminal's modes: an Escape
+//! sent as the Escape byte, a plain Tab), and before an Escape that keys come before (nano holds the keys read with one, undrawn), each part
 //! sent once the program has read the one before (the keys before an Escape given half a
 //! second, an Escape before another 150 ms: [`termloom::part_read_bound`]), as MCP
 //! `terminal_send keys` sends them.
@@ -19,14 +19,15 @@ const PART_TIMEOUT: Duration = Duration::from_secs(10);
 /// as another user): longer than vim's 1 s wait for the rest of a key code after an Escape.
 const QUIET: Duration = Duration::from_millis(1250);
 
-/// `script`'s parts ([`termloom::typing_parts`]), and whether its last key must be read alone
-/// too (before the next step's input); a script that does not parse is one part, for the send
-/// to report its error.
-fn parts(script: &str) -> (Vec<String>, bool) {
+/// `script`'s parts ([`termloom::typing_parts`]) under the terminal's `modes`, and whether
+/// its last key must be read alone too (before the next step's input); a script that does
+/// not parse is one part, for the send to report its error.
+fn parts(script: &str, modes: &termloom::Modes) -> (Vec<String>, bool) {
     match termloom::parse_key_script(script) {
         Ok(items) => {
-            let last_alone = matches!(items.last(), Some(ScriptItem::Key(key)) if key.read_alone());
-            (termloom::typing_parts(&items), last_alone)
+            let last_alone =
+                matches!(items.last(), Some(ScriptItem::Key(key)) if key.read_alone(modes));
+            (termloom::typing_parts(&items, modes), last_alone)
         }
         Err(_) => (vec![script.to_owned()], false),
     }
@@ -35,9 +36,9 @@ fn parts(script: &str) -> (Vec<String>, bool) {
 /// The longest wait for `parts[at]` to be read before the next part is typed
 /// ([`termloom::part_read_bound`]: half a second before an Escape, 150 ms for an Escape
 /// before another, 10 s otherwise).
-fn part_bound(parts: &[String], at: usize) -> Duration {
+fn part_bound(parts: &[String], at: usize, modes: &termloom::Modes) -> Duration {
     let next = parts.get(at + 1).map_or("", String::as_str);
-    termloom::part_read_bound(&parts[at], next).unwrap_or(PART_TIMEOUT)
+    termloom::part_read_bound(&parts[at], next, modes).unwrap_or(PART_TIMEOUT)
 }
 
 /// Waits, until `deadline` (`bound` at most), for the program to read what was typed: until it
@@ -58,11 +59,13 @@ fn read(session: &Session, deadline: Instant, bound: Duration) -> termloom::Resu
 /// take at most `timeout` in all.
 pub(super) fn all(session: &Session, script: &str, timeout: Duration) -> termloom::Result<()> {
     let deadline = Instant::now() + timeout;
-    let (parts, last_alone) = parts(script);
+    let modes = session.screen()?.modes;
+    let (parts, last_alone) = parts(script, &modes);
     let count = parts.len();
     for (at, part) in parts.iter().enumerate() {
         session.send_keys(part)?;
-        if (at + 1 < count || last_alone) && read(session, deadline, part_bound(&parts, at))? {
+        let bound = part_bound(&parts, at, &modes);
+        if (at + 1 < count || last_alone) && read(session, deadline, bound)? {
             break;
         }
     }
@@ -79,11 +82,12 @@ pub(super) fn all_but_last(
     timeout: Duration,
 ) -> termloom::Result<Option<String>> {
     let deadline = Instant::now() + timeout;
-    let (parts, _) = parts(script);
+    let modes = session.screen()?.modes;
+    let (parts, _) = parts(script, &modes);
     let Some((last, before)) = parts.split_last() else { return Ok(Some(String::new())) };
     for (at, part) in before.iter().enumerate() {
         session.send_keys(part)?;
-        if read(session, deadline, part_bound(&parts, at))? {
+        if read(session, deadline, part_bound(&parts, at, &modes))? {
             return Ok(None);
         }
     }

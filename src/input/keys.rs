@@ -592,32 +592,43 @@ fn legacy_char(c: char, mods: Modifiers) -> Vec<u8> {
 }
 
 impl Key {
-    /// Whether keys typed after this one should wait until the program has read it: an Escape
-    /// (`<Esc>`, or `<C-[>`, the same byte), which read with the next keys starts a key code or
+    /// Whether keys typed after this one should wait until the program has read it, under the
+    /// terminal's `modes`: an Escape sent as the Escape byte (see
+    /// [`Key::read_after_the_keys_before`]), which read with the next keys starts a key code or
     /// an Alt chord with them (vim `--clean` took `<Esc>Otwo` for the keypad's 4, `ESC O t`),
     /// and a plain Tab (or `<C-i>`, the same byte), which node's REPL takes for pasted text
     /// when read with more keys.
-    pub fn read_alone(&self) -> bool {
+    pub fn read_alone(&self, modes: &crate::types::Modes) -> bool {
         let ctrl_only = self.mods == Modifiers { ctrl: true, ..Modifiers::NONE };
         match self.code {
             KeyCode::Tab => self.mods == Modifiers::NONE,
             KeyCode::Char('i') => ctrl_only,
-            _ => self.read_after_the_keys_before(),
+            _ => self.read_after_the_keys_before(modes),
         }
     }
 
-    /// Whether the keys typed before this one should be read before it is typed: an Escape
-    /// (`<Esc>`, `<C-[>`), which nano takes for a Meta key's prefix and holds, with every key
-    /// read with it, drawing none of them until the next key comes: `hello<Esc>` in one write
-    /// left its screen as it was, where a person, whose Escape comes after the text, sees
-    /// `hello`. The keys before it are given [`READ_BEFORE_AN_ESCAPE`] to be read.
-    pub fn read_after_the_keys_before(&self) -> bool {
+    /// Whether the keys typed before this one should be read before it is typed, under the
+    /// terminal's `modes`: an Escape (`<Esc>`, `<C-[>`) sent as the Escape byte, which nano
+    /// takes for a Meta key's prefix and holds, with every key read with it, drawing none of
+    /// them until the next key comes: `hello<Esc>` in one write left its screen as it was,
+    /// where a person, whose Escape comes after the text, sees `hello`. The keys before it are
+    /// given [`READ_BEFORE_AN_ESCAPE`] to be read. Not under the kitty keyboard protocol
+    /// (neovim asks for it), which sends them as a sequence of their own (`CSI 27 u`,
+    /// `CSI 91;5u`) that no program takes for a prefix or a key code's start. xterm's
+    /// modifyOtherKeys leaves Escape the Escape byte, which the programs that ask for it read
+    /// as such: emacs as its Meta prefix, vim (level 2) as a key code's start (`<Esc>Otwo` read
+    /// in one write was the keypad's 4), so under it an Escape is still typed apart (and
+    /// `<C-[>` too, which only level 2 makes a sequence: the level keys are typed under is the
+    /// reactor's, lower than the program's while the terminal takes signal characters).
+    pub fn read_after_the_keys_before(&self, modes: &crate::types::Modes) -> bool {
         let ctrl_only = self.mods == Modifiers { ctrl: true, ..Modifiers::NONE };
-        match self.code {
+        let escape = match self.code {
             KeyCode::Escape => true,
             KeyCode::Char('[') => ctrl_only,
             _ => false,
-        }
+        };
+        let legacy = KeyModes { modify_other_keys: 0, ..KeyModes::from(modes) };
+        escape && self.encode_for(&legacy).last() == Some(&0x1b)
     }
 
     /// Whether pressing this key under `modes` ends a line, for a program that reads keys:
@@ -1143,16 +1154,22 @@ pub const BETWEEN_ESCAPES: std::time::Duration = std::time::Duration::from_milli
 
 /// The longest wait for key script `part`, one of [`typing_parts`]'s, to be read before
 /// `next`, the part after it, is typed: [`READ_BEFORE_AN_ESCAPE`] when `part` was cut only
-/// because `next` begins with an Escape; [`BETWEEN_ESCAPES`] when both are Escapes there;
-/// `None` (the caller's own bound) when `part` ends with another key read alone, or either
-/// does not parse.
-pub fn part_read_bound(part: &str, next: &str) -> Option<std::time::Duration> {
+/// because `next` begins with an Escape (under the terminal's `modes`, as `typing_parts` cut
+/// them); [`BETWEEN_ESCAPES`] when both are Escapes there; `None` (the caller's own bound)
+/// when `part` ends with another key read alone, or either does not parse.
+pub fn part_read_bound(
+    part: &str,
+    next: &str,
+    modes: &crate::types::Modes,
+) -> Option<std::time::Duration> {
     let (part, next) = (parse_key_script(part).ok()?, parse_key_script(next).ok()?);
-    let escape = |item: Option<&ScriptItem>| matches!(item, Some(ScriptItem::Key(key)) if key.read_after_the_keys_before());
+    let escape = |item: Option<&ScriptItem>| {
+        matches!(item, Some(ScriptItem::Key(key)) if key.read_after_the_keys_before(modes))
+    };
     if escape(part.last()) && escape(next.first()) {
         return Some(BETWEEN_ESCAPES);
     }
-    let ends_alone = matches!(part.last(), Some(ScriptItem::Key(key)) if key.read_alone());
+    let ends_alone = matches!(part.last(), Some(ScriptItem::Key(key)) if key.read_alone(modes));
     (escape(next.first()) && !ends_alone).then_some(READ_BEFORE_AN_ESCAPE)
 }
 
@@ -1174,21 +1191,28 @@ pub fn text_before_a_last_escape(bytes: &[u8]) -> Option<(&[u8], &[u8])> {
     (kept > 0 && kept < bytes.len()).then(|| bytes.split_at(kept))
 }
 
-/// A key script cut after each key that must be read alone ([`Key::read_alone`]) when more
-/// keys follow, and before an Escape that keys come before ([`Key::read_after_the_keys_before`]),
-/// as key scripts (a literal `<` as `<lt>`), each to be typed once the program has read the
-/// one before: `<Esc>q` is `<Esc>` then `q`, `x<Esc>` is `x` then `<Esc>`. MCP
-/// `terminal_send`'s `keys` and `termloom run --keys` are typed so.
+/// A key script cut, under the terminal's `modes`, after each key that must be read alone
+/// ([`Key::read_alone`]) when more keys follow, and before an Escape that keys come before
+/// ([`Key::read_after_the_keys_before`]), as key scripts (a literal `<` as `<lt>`), each to
+/// be typed once the program has read the one before: `<Esc>q` is `<Esc>` then `q`, `x<Esc>`
+/// is `x` then `<Esc>`, unless the terminal sends Escape as a sequence of its own (the kitty
+/// keyboard protocol). MCP `terminal_send`'s `keys` and `termloom run --keys` are typed so.
 ///
 /// ```
-/// let items = termloom::parse_key_script("ione<Esc>Otwo<Tab>x").unwrap();
-/// assert_eq!(termloom::typing_parts(&items), ["ione", "<Escape>", "Otwo<Tab>", "x"]);
+/// /// `ione<Esc>Otwo<Tab>x` typed under `modes` (a session's `screen()?.modes`): in the
+/// /// legacy encoding `["ione", "<Escape>", "Otwo<Tab>", "x"]`, under the kitty keyboard
+/// /// protocol `["ione<Escape>Otwo<Tab>", "x"]`.
+/// fn parts(modes: &termloom::Modes) -> Vec<String> {
+///     let items = termloom::parse_key_script("ione<Esc>Otwo<Tab>x").unwrap();
+///     termloom::typing_parts(&items, modes)
+/// }
 /// ```
-pub fn typing_parts(items: &[ScriptItem]) -> Vec<String> {
+pub fn typing_parts(items: &[ScriptItem], modes: &crate::types::Modes) -> Vec<String> {
     let mut parts = vec![String::new()];
     for (at, item) in items.iter().enumerate() {
         let after_keys = !parts.last().expect("a part").is_empty();
-        if after_keys && matches!(item, ScriptItem::Key(key) if key.read_after_the_keys_before()) {
+        let escape = matches!(item, ScriptItem::Key(key) if key.read_after_the_keys_before(modes));
+        if after_keys && escape {
             parts.push(String::new());
         }
         let part = parts.last_mut().expect("a part");
@@ -1196,7 +1220,7 @@ pub fn typing_parts(items: &[ScriptItem]) -> Vec<String> {
             ScriptItem::Text(text) => part.push_str(&text.replace('<', "<lt>")),
             ScriptItem::Key(key) => part.push_str(&format!("<{key}>")),
         }
-        if matches!(item, ScriptItem::Key(key) if key.read_alone()) && at + 1 < items.len() {
+        if matches!(item, ScriptItem::Key(key) if key.read_alone(modes)) && at + 1 < items.len() {
             parts.push(String::new());
         }
     }
@@ -1390,7 +1414,9 @@ mod tests {
     /// read back as the keys it holds (a literal `<` as `<lt>`).
     #[test]
     fn a_script_is_cut_after_the_keys_read_alone() {
-        let parts = |script: &str| typing_parts(&parse_key_script(script).unwrap());
+        let off = crate::types::Modes::OFF;
+        let parts = |script: &str| typing_parts(&parse_key_script(script).unwrap(), &off);
+        let part_read_bound = |part, next| part_read_bound(part, next, &off);
         assert_eq!(parts("<Esc>q"), ["<Escape>", "q"]);
         assert_eq!(parts("ihello<Esc>:wq<CR>"), ["ihello", "<Escape>", ":wq<Enter>"]);
         assert_eq!(parts("a<lt>b<Esc><Esc><Down>"), ["a<lt>b", "<Escape>", "<Escape>", "<Down>"]);
@@ -1415,8 +1441,35 @@ mod tests {
         assert_eq!(parts("<M-x><C-c><Up><Up><Enter>"), ["<M-x><C-c><Up><Up><Enter>"]);
         for script in ["a<lt>b<Esc>", "<Esc>", "<Down>", "<M-x><C-c>", "<C->>", "a<Tab><Tab>b"] {
             let items = parse_key_script(script).unwrap();
-            let again = typing_parts(&items).concat();
+            let again = typing_parts(&items, &off).concat();
             assert_eq!(parse_key_script(&again).unwrap(), items, "{script}");
+        }
+    }
+
+    /// Under the kitty keyboard protocol an Escape is a sequence of its own (`CSI 27 u`), which
+    /// no program takes for a prefix: it is typed with the keys around it, where each cut
+    /// cost a wait for the program to read the part before. Under modifyOtherKeys it is the
+    /// Escape byte still (vim, which sets level 2, reads it with the next keys as a key code),
+    /// and `<C-[>` too, whatever the level.
+    #[test]
+    fn an_escape_the_terminal_sends_as_a_sequence_is_not_typed_apart() {
+        let off = crate::types::Modes::OFF;
+        let kitty = crate::types::Modes { kitty_keyboard: 1, ..off };
+        let parts = |script: &str, modes: &crate::types::Modes| {
+            typing_parts(&parse_key_script(script).unwrap(), modes)
+        };
+        assert_eq!(parts("ione<Esc>Otwo<C-[>x", &kitty), ["ione<Escape>Otwo<C-[>x"]);
+        assert_eq!(parts("a<Tab><Esc>b", &kitty), ["a<Tab>", "<Escape>b"]);
+        assert_eq!(part_read_bound("a", "<Escape>", &kitty), None);
+        assert_eq!(part_read_bound("a", "<Escape>", &off), Some(READ_BEFORE_AN_ESCAPE));
+        // (Alt-Escape ends in the Escape byte, as Escape does.)
+        assert_eq!(parts("a<M-Esc>b", &off), ["a", "<M-Escape>", "b"]);
+        for level in [1, 2] {
+            let xterm = crate::types::Modes { modify_other_keys: level, ..off };
+            assert_eq!(
+                parts("ione<Esc>Otwo<C-[>x", &xterm),
+                ["ione", "<Escape>", "Otwo", "<C-[>", "x"]
+            );
         }
     }
 

@@ -573,7 +573,8 @@ impl TestSession {
     /// An `<Esc>` (or a plain Tab) followed by more keys is pressed on its own first, the rest
     /// once the program has answered it, and an `<Esc>` after keys once the program has
     /// answered them ([`typing_parts`](crate::typing_parts); nano holds the keys read with
-    /// an Escape, undrawn, as a Meta key's start): sent
+    /// an Escape, undrawn, as a Meta key's start; not an Escape the kitty keyboard protocol
+    /// sends as a sequence): sent
     /// together, the Escape and the next key reach the program in one read, which crossterm
     /// (ratatui), termion and other key readers take as Alt with that key (`<Esc>q` as
     /// Alt-q), where a person's Escape comes alone. A program that waits for the rest of a key
@@ -590,7 +591,8 @@ impl TestSession {
             // The kit's send_keys fails with the parse error.
             return self.send_keys(keys);
         };
-        for part in crate::input::keys::typing_parts(&items) {
+        let modes = self.check(&call, self.session.screen()).modes;
+        for part in crate::input::keys::typing_parts(&items, &modes) {
             self.send_keys(&part);
             // Keys after those that ended the program have no one to read them.
             if self.answered(&call) {

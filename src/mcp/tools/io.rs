@@ -449,8 +449,9 @@ fn held_paste_note(full_screen: bool, foreground: Option<&crate::Process>) -> Op
 /// [`BETWEEN_ESCAPES`](crate::input::keys::BETWEEN_ESCAPES), as a person's second press), and
 /// an Escape once the program has read the keys before it (or after
 /// [`READ_BEFORE_AN_ESCAPE`](crate::input::keys::READ_BEFORE_AN_ESCAPE)), as
-/// [`typing_parts`](crate::input::keys::typing_parts) cuts them.
-/// node's REPL takes a Tab read together with more keys for pasted text: `<Tab><Tab>`
+/// [`typing_parts`](crate::input::keys::typing_parts) cuts them under the terminal's modes
+/// as the call begins to type its keys (an Escape the kitty keyboard protocol sends as a
+/// sequence, `CSI 27 u`, is typed with the keys around it). node's REPL takes a Tab read together with more keys for pasted text: `<Tab><Tab>`
 /// inserted two tab characters instead of completing. An Escape read together with the next
 /// keys is a key code or an Alt chord with them: vim took `<Esc>Otwo` for the keypad's 4
 /// (`ESC O t`) then `wo`; read together with the keys before it, nano held them all, undrawn,
@@ -471,7 +472,8 @@ fn press_keys(
     (deadline, earlier): (std::time::Instant, Option<&str>),
     line: &mut Taken,
 ) -> Result<(bool, Option<bool>), ToolError> {
-    let parts = crate::input::keys::typing_parts(items);
+    let modes = session.screen()?.modes;
+    let parts = crate::input::keys::typing_parts(items, &modes);
     let Some((last, before)) = parts.split_last() else { return Ok((true, None)) };
     let mut send = |part: &str| -> Result<bool, ToolError> {
         let items = parse_key_script(part).map_err(crate::Error::from)?;
@@ -487,7 +489,7 @@ fn press_keys(
     // Keys that begin with an Escape after the call's text or paste: those are read first, as
     // keys before an Escape are.
     let escape_first = |item: &ScriptItem| match item {
-        ScriptItem::Key(key) => key.read_after_the_keys_before(),
+        ScriptItem::Key(key) => key.read_after_the_keys_before(&modes),
         ScriptItem::Text(_) => false,
     };
     if let Some(earlier) = earlier
@@ -502,7 +504,7 @@ fn press_keys(
     for (at, part) in before.iter().enumerate() {
         let submits = send(part)?;
         let next = parts.get(at + 1).map_or("", String::as_str);
-        let bound = crate::input::keys::part_read_bound(part, next);
+        let bound = crate::input::keys::part_read_bound(part, next, &modes);
         if await_read(call, session, deadline, bound, &done)? {
             return Ok((false, Some(submits)));
         }
