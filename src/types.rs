@@ -524,7 +524,9 @@ pub struct CommandResult {
     pub unread_before_dropped: u64,
     /// The exit code of the command that ended before this one, as its shell reported it,
     /// when it ended after the caller's last read (no read or result told it: a command
-    /// whose wait timed out), whether or not it left lines unread.
+    /// whose wait timed out), whether or not it left lines unread. When more than one did
+    /// (another handle, or a client of the same server, ran commands since), the first
+    /// one's: the caller's own whose wait timed out, not the shell's last.
     pub previous_exit_code: Option<i32>,
     /// The session's status when the command ended (or timed out).
     pub status: Status,

@@ -2536,6 +2536,23 @@ fn exec_tells_the_exit_code_of_the_command_before_without_output() {
     assert!(!output.contains("[the command before") && !output.contains("unread"), "{output}");
 }
 
+/// The exit code told is the one of the caller's own command that ended after its result,
+/// not the shell's last, that of another client's command run after it (`true`'s 0 was told
+/// for the caller's 7).
+#[test]
+fn exec_tells_the_code_of_its_own_command_not_another_clients_after_it() {
+    let server = PrivateServer::start();
+    server.ok(&["start", "--name", "sh", "--wait-prompt", "--timeout", LONG_MS]);
+    let output = server.cli(&["exec", "sh", "read -t 30 go; (exit 7)", "--timeout", LONG_MS]);
+    assert_code(&output, 3);
+    let answer = ["send", "sh", "--client", "other", "--submit", "--wait-prompt"];
+    server.ok(&[&answer[..], &["--timeout", LONG_MS]].concat());
+    server.ok(&["exec", "sh", "--client", "other", "true"]);
+    let output = server.ok(&["exec", "sh", "echo next"]);
+    let note = output.lines().next().unwrap_or_default();
+    assert!(note.contains("the command before ended with exit code 7"), "{output}");
+}
+
 /// A command that cleared or rewrote, after the timed-out result, the line that result ended
 /// on has its exit code told: its output ends before the position the result left the
 /// caller at, which was taken for its having been told (review wh).

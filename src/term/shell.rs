@@ -48,8 +48,10 @@ pub(crate) struct ShellTracker {
 }
 
 impl ShellTracker {
-    /// Applies one mark.
-    pub(crate) fn apply(&mut self, mark: &MarkAt, now: Instant) {
+    /// Applies one mark; when it ends a command that had output (not an empty command line),
+    /// that command's number (the count of commands ended before it) and exit code.
+    pub(crate) fn apply(&mut self, mark: &MarkAt, now: Instant) -> Option<(u64, Option<i32>)> {
+        let mut ended = None;
         let position = (mark.line, mark.offset);
         self.prompt_unmarked = false;
         match mark.mark {
@@ -80,6 +82,7 @@ impl ShellTracker {
                 // A D with no C since the last one closes an empty command line.
                 if let Some((start, _)) = self.output_start.filter(|&(_, c)| c == self.commands) {
                     self.last_exit = code;
+                    ended = Some((self.commands, code));
                     // A command that left the cursor above its output's start (`printf
                     // 'out\n\e[H'`) printed down to the screen's last text.
                     let moved_up = mark.text_end.filter(|&end| position < start && end > start);
@@ -88,6 +91,7 @@ impl ShellTracker {
                 self.commands += 1;
             }
         }
+        ended
     }
 
     /// The output span of the command that ended as the `commands`-th, if it had one.

@@ -22,7 +22,8 @@ pub(crate) struct UnreadBefore {
     pub lines: Option<(u64, u64)>,
     /// Lines after the reader's position dropped from the transcript before it read them.
     pub dropped: u64,
-    /// The last command's exit code, when it ended after the reader's position.
+    /// The exit code of the first command that ended after the reader's last read, when the
+    /// last command did.
     pub exit_code: Option<i32>,
 }
 
@@ -91,7 +92,9 @@ impl Terminal {
     fn apply_marks(&mut self, turn: &mut Turn) {
         let now = Instant::now();
         for mark in turn.marks.drain(..) {
-            self.shell.apply(&mark, now);
+            if let Some((command, code)) = self.shell.apply(&mark, now) {
+                self.transcript.command_ended(command, code);
+            }
         }
     }
 
@@ -307,9 +310,11 @@ impl Terminal {
     /// text the reader was not given in its present form (never given, given in part, or
     /// given and rewritten since: the test [`Transcript::read`] makes), the text before the
     /// prompt on the prompt's own row included; how many lines it had not read were dropped
-    /// from the transcript; and the last command's exit code when it ended after the
-    /// reader's last read (counted in commands, not positions: a command that cleared or
-    /// rewrote the line a timed-out result ended on ends before that result's position).
+    /// from the transcript; and, when the last command ended after the reader's last read
+    /// (counted in commands, not positions: a command that cleared or rewrote the line a
+    /// timed-out result ended on ends before that result's position), the exit code of the
+    /// first command that did ([`Transcript::first_untold_exit`]: the reader's own, whose
+    /// wait timed out, where another reader's commands ended after it).
     pub(crate) fn unread_before_prompt(&self, reader: u64) -> UnreadBefore {
         let mark = self.transcript.read_mark(reader);
         let (cursor, _) = self.cursor_position();
@@ -341,7 +346,11 @@ impl Terminal {
         let last_ended = shell.output_start.map(|(_, count)| count).filter(|&c| shell.commands > c);
         let seen = self.transcript.commands_seen(reader);
         let untold = last_ended.filter(|&c| seen.is_none_or(|seen| seen <= c));
-        let exit_code = untold.and(shell.last_exit);
+        // The code of the first command that ended after the reader's last read (its own
+        // command whose wait timed out), not the shell's last: another reader's commands may
+        // have ended since. The shell's last for a reader the transcript does not know.
+        let first_untold = self.transcript.first_untold_exit(reader);
+        let exit_code = untold.and(first_untold.unwrap_or(shell.last_exit));
         UnreadBefore { lines, dropped, exit_code }
     }
 
@@ -615,6 +624,41 @@ mod tests {
         assert_eq!(run(&mut terminal, 3, "p2", "x\r\ny\r\nz\r\n\x1b[2A"), "x p1\n");
         assert_eq!(run(&mut terminal, 4, "clear; echo c", "\x1b[H\x1b[2Jc\r\n"), "c\n");
         assert_eq!(run(&mut terminal, 5, "echo end", "end\r\n"), "end\n");
+    }
+
+    /// The exit code a reader is told, with its unread lines, is the one of the first
+    /// command that ended after its last read (its own, whose wait timed out), not the
+    /// shell's last, another reader's command's; and a reader told it, then forgotten past
+    /// `max_readers`, is not told it again when it comes back.
+    #[test]
+    fn a_reader_is_told_the_code_of_the_command_it_did_not_see_end_once() {
+        let config = Config { max_readers: 2, ..Config::default() };
+        let mut terminal = Terminal::new(40, 12, &config, None);
+        let feed = |terminal: &mut Terminal, text: &str| {
+            let mut turn = Turn { budget: usize::MAX, ..Turn::default() };
+            terminal.feed(text.as_bytes(), &mut turn);
+        };
+        let prompt = "\x1b]133;A\x07$ \x1b]133;B\x07";
+        feed(&mut terminal, &format!("{prompt}build\r\n\x1b]133;C\x07compiling\r\n"));
+        // Reader 1's wait for the build timed out: it read up to here.
+        terminal.read(1, 1 << 20);
+        feed(&mut terminal, &format!("error\r\n\x1b]133;D;7\x07{prompt}"));
+        // Reader 2 runs a command of its own, and reads its end.
+        terminal.read(2, 1 << 20);
+        feed(&mut terminal, &format!("true\r\n\x1b]133;C\x07\x1b]133;D;0\x07{prompt}"));
+        terminal.skip_to_end(2);
+        assert_eq!(terminal.unread_before_prompt(1).exit_code, Some(7));
+        assert_eq!(terminal.unread_before_prompt(2).exit_code, None);
+        // Reader 1 is told (its command moves it past), then pushed out by readers 3 and 4.
+        terminal.skip_to_end(1);
+        assert_eq!(terminal.unread_before_prompt(1).exit_code, None);
+        terminal.read(3, 1 << 20);
+        terminal.read(4, 1 << 20);
+        assert_eq!(terminal.unread_before_prompt(1).exit_code, None, "forgotten, told again");
+        assert_eq!(terminal.transcript.commands_seen(1), Some(2), "forgotten, its count kept");
+        // Back, it is told the next command it did not see end.
+        feed(&mut terminal, &format!("false\r\n\x1b]133;C\x07\x1b]133;D;1\x07{prompt}"));
+        assert_eq!(terminal.unread_before_prompt(1).exit_code, Some(1));
     }
 
     #[test]

@@ -269,6 +269,10 @@ struct Reader {
     /// terminal, which counts them: [`Transcript::set_commands_seen`]): whether the last
     /// command's end, and its exit code, was after its last read.
     commands_seen: u64,
+    /// The exit code of the first command with output that ended after its last read, once
+    /// one has (`Some(None)`: it ended without a code), for the note on what it left unread
+    /// (see [`Transcript::command_ended`]).
+    first_untold_exit: Option<Option<i32>>,
 }
 
 impl Reader {
@@ -316,7 +320,10 @@ pub(crate) struct Transcript {
     /// The readers whose cursors were forgotten past `max_readers`, the most recent last (at
     /// most `max_readers` of them): one that comes back is told that it starts over, rather
     /// than read old text again as if it were new.
-    forgotten: VecDeque<u64>,
+    /// Each with the shell's count of ended commands it had seen and the first untold exit code
+    /// (`Reader::commands_seen`, `Reader::first_untold_exit`), kept so that a reader told a
+    /// code is not told it again when it comes back.
+    forgotten: VecDeque<(u64, u64, Option<Option<i32>>)>,
     /// The bytes the others' `seen` take (the sum of their `kept`).
     kept_bytes: usize,
     /// The bound of `kept_bytes`, past the most recent reader's copy.
@@ -419,12 +426,19 @@ impl Transcript {
         let mut cursor = match at.and_then(|at| self.others.remove(at)) {
             Some((_, cursor)) => cursor,
             None => {
-                let forgotten = self.forgotten.iter().position(|id| *id == reader);
-                let forgotten = forgotten.and_then(|at| self.forgotten.remove(at)).is_some();
+                let forgotten = self.forgotten.iter().position(|(id, ..)| *id == reader);
+                let forgotten = forgotten.and_then(|at| self.forgotten.remove(at));
                 // (A forgotten reader starts at the oldest retained line: the lines dropped
                 // before it are no news to it, as the note on its start says.)
-                let next = if forgotten { self.first } else { 0 };
-                Reader { forgotten, next, ..Reader::default() }
+                let next = if forgotten.is_some() { self.first } else { 0 };
+                let (_, commands_seen, first_untold_exit) = forgotten.unwrap_or_default();
+                Reader {
+                    forgotten: forgotten.is_some(),
+                    next,
+                    commands_seen,
+                    first_untold_exit,
+                    ..Reader::default()
+                }
             }
         };
         self.kept_bytes -= cursor.kept;
@@ -437,7 +451,8 @@ impl Transcript {
         while self.others.len() > self.max_readers {
             if let Some((id, forgotten)) = self.others.pop_front() {
                 self.kept_bytes -= forgotten.kept;
-                self.forgotten.push_back(id);
+                let told = (forgotten.commands_seen, forgotten.first_untold_exit);
+                self.forgotten.push_back((id, told.0, told.1));
                 if self.forgotten.len() > self.max_readers {
                     self.forgotten.pop_front();
                 }
@@ -482,17 +497,57 @@ impl Transcript {
 
     /// The count of ended shell commands [`Transcript::set_commands_seen`] noted for
     /// `reader` at its last read; `None` for a reader this store does not know.
+    /// (A forgotten reader's count is kept while it is among the last forgotten.)
     pub(crate) fn commands_seen(&self, reader: u64) -> Option<u64> {
+        self.told(reader).map(|(seen, _)| seen)
+    }
+
+    /// The exit code of the first command with output that ended after `reader`'s last read
+    /// (`Some(None)`: it ended without one), as [`Transcript::command_ended`] noted it; `None`
+    /// when none did, or for a reader this store does not know.
+    pub(crate) fn first_untold_exit(&self, reader: u64) -> Option<Option<i32>> {
+        self.told(reader).and_then(|(_, code)| code)
+    }
+
+    /// `reader`'s count of ended commands seen and its first untold exit code.
+    fn told(&self, reader: u64) -> Option<(u64, Option<Option<i32>>)> {
+        let of = |cursor: &Reader| (cursor.commands_seen, cursor.first_untold_exit);
         match reader {
-            0 => Some(self.reader.commands_seen),
-            _ => self.others.iter().find(|(id, _)| *id == reader).map(|(_, c)| c.commands_seen),
+            0 => Some(of(&self.reader)),
+            _ => {
+                self.others.iter().find(|(id, _)| *id == reader).map(|(_, c)| of(c)).or_else(|| {
+                    self.forgotten.iter().find(|(id, ..)| *id == reader).map(|&(_, s, c)| (s, c))
+                })
+            }
         }
     }
 
     /// Notes `count`, the shell's ended commands, for the reader a read (within
-    /// [`Transcript::as_reader`]) just moved.
+    /// [`Transcript::as_reader`]) just moved: it has seen every command's end, and code.
     pub(crate) fn set_commands_seen(&mut self, count: u64) {
         self.reader.commands_seen = count;
+        self.reader.first_untold_exit = None;
+    }
+
+    /// The shell's command number `command` (the count of commands ended before it), one with
+    /// output, ended with exit code `code`: each reader, forgotten ones among the last kept
+    /// too, that read last before it ended and was told no code since keeps this one, the
+    /// first it did not see, to be told (its own command whose wait timed out, where the
+    /// shell's last code may be another reader's command's). Work in the number of readers,
+    /// which is bounded.
+    pub(crate) fn command_ended(&mut self, command: u64, code: Option<i32>) {
+        let note = |seen: u64, untold: &mut Option<Option<i32>>| {
+            if seen <= command && untold.is_none() {
+                *untold = Some(code);
+            }
+        };
+        note(self.reader.commands_seen, &mut self.reader.first_untold_exit);
+        for (_, cursor) in &mut self.others {
+            note(cursor.commands_seen, &mut cursor.first_untold_exit);
+        }
+        for (_, seen, untold) in &mut self.forgotten {
+            note(*seen, untold);
+        }
     }
 
     /// The first line the reader has not completely read.
@@ -1338,7 +1393,7 @@ mod tests {
         for reader in 4..=6 {
             assert!(!read(&mut t, reader).position_forgotten, "reader {reader}");
         }
-        assert_eq!(t.forgotten, [1, 4]);
+        assert_eq!(t.forgotten.iter().map(|(id, ..)| *id).collect::<Vec<_>>(), [1, 4]);
         assert!(!read(&mut t, 2).position_forgotten, "forgotten too long ago to tell");
         assert!(read(&mut t, 4).position_forgotten);
     }
