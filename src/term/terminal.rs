@@ -308,8 +308,9 @@ impl Terminal {
     /// it (the end of a command whose wait timed out, printed after that result): the
     /// transcript lines before the prompt's start (its `A` mark, else the cursor's line) whose
     /// text the reader was not given in its present form (never given, given in part, or
-    /// given and rewritten since: the test [`Transcript::read`] makes), the text before the
-    /// prompt on the prompt's own row included; how many lines it had not read were dropped
+    /// given and rewritten since: the test [`Transcript::read`] makes; not a line of blanks and
+    /// box-drawing characters only, a dialog's border), the text before the prompt on the
+    /// prompt's own row included; how many lines it had not read were dropped
     /// from the transcript; and, when the last command ended after the reader's last read
     /// (counted in commands, not positions: a command that cleared or rewrote the line a
     /// timed-out result ended on ends before that result's position), the exit code of the
@@ -335,7 +336,7 @@ impl Terminal {
                 false => text,
             };
             let output = output.trim_end();
-            !output.trim_start().is_empty() && mark.read_before(*number, text) < output.len()
+            !drawing_only(output) && mark.read_before(*number, text) < output.len()
         };
         let from = mark.first_line().max(first_kept);
         let end = stop + u64::from(stop_offset > 0);
@@ -591,11 +592,25 @@ fn mask(rows: &mut [String], echo: std::ops::Range<usize>) {
     }
 }
 
+/// Whether `text` holds no text but blanks and box-drawing characters (U+2500 to U+257F): a
+/// dialog's border (`└────┘`) that a program drew below the cursor, where a reader's read,
+/// which stops at the cursor's row, did not reach, is no output for the unread note to name
+/// ([`Terminal::unread_before_prompt`]).
+fn drawing_only(text: &str) -> bool {
+    text.chars().all(|c| c.is_whitespace() || ('\u{2500}'..='\u{257f}').contains(&c))
+}
+
 #[cfg(test)]
 mod tests {
     use super::{Terminal, asks_for_password};
     use crate::config::Config;
     use crate::term::emulator::Turn;
+
+    /// Feeds `text` to `terminal` whole.
+    fn feed(terminal: &mut Terminal, text: &str) {
+        let mut turn = Turn { budget: usize::MAX, ..Turn::default() };
+        terminal.feed(text.as_bytes(), &mut turn);
+    }
 
     /// A shell with OSC 133 marks that runs `line`, which prints `output`, as its
     /// `command`-th; returns what `command_output` gives for it.
@@ -634,10 +649,6 @@ mod tests {
     fn a_reader_is_told_the_code_of_the_command_it_did_not_see_end_once() {
         let config = Config { max_readers: 2, ..Config::default() };
         let mut terminal = Terminal::new(40, 12, &config, None);
-        let feed = |terminal: &mut Terminal, text: &str| {
-            let mut turn = Turn { budget: usize::MAX, ..Turn::default() };
-            terminal.feed(text.as_bytes(), &mut turn);
-        };
         let prompt = "\x1b]133;A\x07$ \x1b]133;B\x07";
         feed(&mut terminal, &format!("{prompt}build\r\n\x1b]133;C\x07compiling\r\n"));
         // Reader 1's wait for the build timed out: it read up to here.
@@ -659,6 +670,26 @@ mod tests {
         // Back, it is told the next command it did not see end.
         feed(&mut terminal, &format!("false\r\n\x1b]133;C\x07\x1b]133;D;1\x07{prompt}"));
         assert_eq!(terminal.unread_before_prompt(1).exit_code, Some(1));
+    }
+
+    /// A dialog's border that a program drew below the cursor (`TERM=vt100 dialog --msgbox`,
+    /// on the primary screen), which the reader's read, stopping at the cursor's row, did not
+    /// reach, is no unread output once the dialog is answered and the prompt is back: it was
+    /// named as such (`line 19`, the box's bottom). Text there still is.
+    #[test]
+    fn a_dialogs_border_below_the_cursor_is_no_unread_output() {
+        for (bottom, named) in [("└──────┘", false), ("└─ OK ─┘", true)] {
+            let mut terminal = Terminal::new(40, 12, &Config::default(), None);
+            let prompt = "\x1b]133;A\x07$ \x1b]133;B\x07";
+            let dialog = format!("┌──────┐\r\n│ hi   │\r\n│ OK   │\r\n{bottom}\x1b[A\r\x1b[2C");
+            feed(&mut terminal, &format!("{prompt}dialog\r\n\x1b]133;C\x07{dialog}"));
+            // The reader's wait timed out with the dialog waiting for a key.
+            terminal.read(1, 1 << 20);
+            feed(&mut terminal, &format!("\r\n\r\n\x1b]133;D;0\x07{prompt}"));
+            let unread = terminal.unread_before_prompt(1);
+            assert_eq!(unread.lines.is_some(), named, "{bottom}: {unread:?}");
+            assert_eq!(unread.exit_code, Some(0));
+        }
     }
 
     #[test]
