@@ -1,9 +1,9 @@
 //! `termloom run --keys` typed as a person presses them: a key script cut after each key the
 //! program must read alone ([`termloom::typing_parts`], under the terminal's modes: an Escape
-//! sent as the Escape byte, a plain Tab), and before an Escape that keys come before (nano holds the keys read with one, undrawn), each part
-//! sent once the program has read the one before (the keys before an Escape given half a
-//! second, an Escape before another 150 ms: [`termloom::part_read_bound`]), as MCP
-//! `terminal_send keys` sends them.
+//! sent as the Escape byte, a plain Tab), and before an Escape that keys come before (nano
+//! holds the keys read with one, undrawn), each part sent once the program has read the one
+//! before (the keys before an Escape given half a second, an Escape before another 150 ms:
+//! [`termloom::part_read_bound`]), as MCP `terminal_send keys` sends them.
 //! Read in one write with the keys after it, an Escape is a key code's start or an Alt chord
 //! (vim `--clean` took `<Esc>Otwo` for the keypad's 4, `ESC O t`), and node's REPL takes a
 //! Tab read with more keys for pasted text. `--send` text ending in an Escape (`hello\e`) is

@@ -451,20 +451,21 @@ fn held_paste_note(full_screen: bool, foreground: Option<&crate::Process>) -> Op
 /// [`READ_BEFORE_AN_ESCAPE`](crate::input::keys::READ_BEFORE_AN_ESCAPE)), as
 /// [`typing_parts`](crate::input::keys::typing_parts) cuts them under the terminal's modes
 /// as the call begins to type its keys (an Escape the kitty keyboard protocol sends as a
-/// sequence, `CSI 27 u`, is typed with the keys around it). node's REPL takes a Tab read together with more keys for pasted text: `<Tab><Tab>`
-/// inserted two tab characters instead of completing. An Escape read together with the next
-/// keys is a key code or an Alt chord with them: vim took `<Esc>Otwo` for the keypad's 4
-/// (`ESC O t`) then `wo`; read together with the keys before it, nano held them all, undrawn,
-/// as a Meta key's start (keys that begin with an Escape after the call's text or paste wait
-/// for those to be read too). The waits between them end by `deadline` (the call's timeout,
-/// else the default wait's, from its first piece typed); a program still busy then gets the
-/// rest as they are, to read when it can (typed ahead, not lost). Whether every key was sent: keys left
-/// when the program exits or the session closes are not; a call cancelled meanwhile ends
-/// with the keys typed so far, never pressing Enter after a line cut short. And whether the
-/// last part sent submitted a line, by its send's own reading of the terminal's modes
-/// (`None` when there were no keys, and nothing was sent). `line` takes the line the first
-/// part was typed on when the call typed nothing before the keys; `earlier` names what it
-/// typed before them (its text, its paste), for a wait between parts refused to say.
+/// sequence, `CSI 27 u`, is typed with the keys around it). node's REPL takes a Tab read
+/// together with more keys for pasted text: `<Tab><Tab>` inserted two tab characters instead
+/// of completing. An Escape read together with the next keys is a key code or an Alt chord
+/// with them: vim took `<Esc>Otwo` for the keypad's 4 (`ESC O t`) then `wo`; read together
+/// with the keys before it, nano held them all, undrawn, as a Meta key's start (keys that
+/// begin with an Escape after the call's text or paste wait for those to be read too). The
+/// waits between them end by `deadline` (the call's timeout, else the default wait's, from
+/// its first piece typed); a program still busy then gets the rest as they are, to read when
+/// it can (typed ahead, not lost). Whether every key was sent: keys left when the program
+/// exits or the session closes are not; a call cancelled meanwhile ends with the keys typed
+/// so far, never pressing Enter after a line cut short. And whether the last part sent
+/// submitted a line, by its send's own reading of the terminal's modes (`None` when there
+/// were no keys, and nothing was sent). `line` takes the line the first part was typed on
+/// when the call typed nothing before the keys; `earlier` names what it typed before them
+/// (its text, its paste), for a wait between parts refused to say.
 fn press_keys(
     call: &Call,
     session: &Session,
