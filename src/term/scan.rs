@@ -231,6 +231,10 @@ pub(crate) struct Scanner {
     /// The escape sequence being scanned designates a character set (`ESC ( B`): it moves
     /// nothing, so it keeps a move to the top-left the last thing scanned.
     esc_charset: bool,
+    /// Text and plain sequences go the general way only (the reference `plain_ground` is
+    /// tested against).
+    #[cfg(test)]
+    general_only: bool,
 }
 
 impl Scanner {
@@ -260,6 +264,8 @@ impl Scanner {
             undone_homes: 0,
             origin_below_top: false,
             esc_charset: false,
+            #[cfg(test)]
+            general_only: false,
         }
     }
 
@@ -391,6 +397,17 @@ impl Scanner {
             }
             match self.state {
                 State::Ground => {
+                    #[cfg(test)]
+                    let general_only = self.general_only;
+                    #[cfg(not(test))]
+                    let general_only = false;
+                    if !self.insert && !self.region && !general_only {
+                        let n = self.plain_ground(&bytes[i..], line_budget, work_budget);
+                        if n > 0 {
+                            i += n;
+                            continue;
+                        }
+                    }
                     let rest = &bytes[i..];
                     // In insert mode a character shifts the rest of its row (no division for
                     // the plain case: this runs for every run of text between sequences).
@@ -495,6 +512,67 @@ impl Scanner {
             }
         }
         (i, Stop::End)
+    }
+
+    /// Takes text and whole CSI sequences that need nothing of the feed loop (SGR, cursor
+    /// moves and the other sequences neither counted nor handled here) in one tight loop,
+    /// the counts kept in registers, while neither insert mode nor a scrolling region is on
+    /// (the caller checks: only a counted sequence, which this leaves to the general path,
+    /// changes either). Called in the ground state; takes exactly what the general path would
+    /// take, with the same counts, and returns how many bytes: it stops at the end, where a
+    /// budget runs out (the general path then stops there), and before an ESC whose sequence
+    /// is anything else or not whole (the general path then takes it from the ESC). Where the
+    /// budget runs out at an ESC, it takes the ESC alone, as the general path does.
+    fn plain_ground(&mut self, bytes: &[u8], line_budget: usize, work_budget: usize) -> usize {
+        let (mut lines, mut work, mut i) = (self.lines, self.work, 0);
+        while i < bytes.len() && lines < line_budget && work < work_budget {
+            let run = find_escape(&bytes[i..]);
+            let take = run.min((line_budget - lines).min(work_budget - work));
+            if take > 0 {
+                self.last_home = false;
+            }
+            lines += take;
+            work += take;
+            i += take;
+            if take < run || i == bytes.len() {
+                break;
+            }
+            // At an ESC: a whole CSI sequence (see `whole_csi`, whose checks these are).
+            let sequence = &bytes[i + 1..];
+            let whole = match sequence.first() {
+                Some(&b'[') => {
+                    let params = param_len(&sequence[1..]);
+                    sequence.get(1 + params).map(|&action| (action, &sequence[1..1 + params]))
+                }
+                _ => None,
+            };
+            if let Some((action, params)) = whole
+                && (0x40..=0x7e).contains(&action)
+                && lines < line_budget
+                && work + 2 + params.len() < work_budget
+                && match action {
+                    b'm' => params.first() != Some(&b'>'),
+                    _ => !counted_or_handled(action) && !sets_key_modifiers(action, params),
+                }
+            {
+                if action != b'm' {
+                    self.csi_scanned(action, moves_home(action, params));
+                }
+                work += 3 + params.len();
+                i += 3 + params.len();
+                continue;
+            }
+            if lines >= line_budget || work >= work_budget {
+                // As the general path: the ESC taken, the budget spent.
+                self.state = State::Escape;
+                work += 1;
+                i += 1;
+            }
+            break;
+        }
+        self.lines = lines;
+        self.work = work;
+        i
     }
 
     /// The stop at the end of a DCS string (none for another string): only a query the
@@ -1207,6 +1285,56 @@ mod tests {
                 assert_eq!(scanned(chunk), whole, "{text}, chunk {chunk}");
             }
         }
+    }
+
+    /// The sequences `plain_ground` takes in its tight loop (SGR, cursor moves, moves to the
+    /// top-left, other sequences neither counted nor handled), beside those it leaves to the
+    /// general path (the key modifier options, counted and handled sequences, insert mode and
+    /// a scrolling region set and reset between them, a sequence with an intermediate, a
+    /// control byte inside one, a sequence not yet ended), cut at every offset into two reads
+    /// and read a byte at a time, with budgets that run out anywhere: the same stops where the
+    /// same bytes end, the same work and lines, moves to the top-left and the move before each
+    /// stop as the general path alone.
+    #[test]
+    fn plain_sequences_taken_in_the_tight_loop_leave_the_scanner_as_the_general_path() {
+        let input: &[u8] = b"ab\x1b[31mword\x1b[0m \x1b[1;32mx\x1b[38;5;200;48;2;1;2;3m\x1b[m\
+            \x1b[12;40Hx\x1b[Hy\x1b[1;1f\x1b[;H\x1b[2;1H\x1b[H\x1b[31m\x1b[2J\x1b[H\x1b[K\
+            z\x1b[>4;2m\x1b[1m\x1b[>4nq\x1b[4hins\x1b[5;5Hert\x1b[31mx\x1b[4lx\x1b[2;5r\
+            a\nb\x1b[3;3H\x1b[0m\nc\x1b[r\x1b[6n\x1b[?25l\x1b[1 q\x1b[3\n;4H\x1b(B\x1b[H\
+            long run of text past sixteen bytes\x1b[1;31m\x1b[7;7H\x1b7\x1b[H\x1b8\x1b[1";
+        let run = |general_only: bool, cuts: &[usize], lines: usize, work: usize| {
+            let mut scanner = Scanner::new(10, 10);
+            scanner.general_only = general_only;
+            let mut seen = Vec::new();
+            let mut start = 0;
+            for &end in cuts.iter().chain([&input.len()]) {
+                let piece = &input[start..end];
+                let mut at = 0;
+                while at < piece.len() {
+                    let (n, stop) = scanner.scan(&piece[at..], lines, work);
+                    at += n;
+                    let counts = (scanner.lines, scanner.work, scanner.insert, scanner.region);
+                    seen.push((start + at, stop, counts, scanner.homes(), scanner.follows_home()));
+                    if stop == Stop::Budget {
+                        scanner.take_work();
+                        scanner.reset_lines();
+                    }
+                }
+                start = end;
+            }
+            seen
+        };
+        for (lines, work) in [(usize::MAX, usize::MAX), (1000, 40), (7, 1000), (3, 9), (2, 4)] {
+            let mut splits: Vec<Vec<usize>> = (1..input.len()).map(|cut| vec![cut]).collect();
+            splits.push((1..input.len()).collect());
+            splits.push(Vec::new());
+            for cuts in splits {
+                let general = run(true, &cuts, lines, work);
+                assert_eq!(run(false, &cuts, lines, work), general, "{cuts:?}, {lines}, {work}");
+            }
+        }
+        let seen = run(false, &[], usize::MAX, usize::MAX);
+        assert_eq!(seen.last().map(|s| s.3), Some(7), "moves to the top-left");
     }
 
     /// (But for the key modifier options, `sets_key_modifiers`.)
