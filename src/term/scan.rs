@@ -23,8 +23,10 @@
 //! Bytes outside escape sequences are skipped to the next ESC (two eight-byte words, then
 //! `memchr`), and a CSI sequence that arrived whole is taken in one step, its parameters decoded
 //! only for the sequences counted or handled here; a sequence split across reads goes a byte at
-//! a time.
-//! So the scanner costs little next to the emulator itself (BENCHMARKS.md §19, §23).
+//! a time. Outside insert mode and scrolling regions, text and the whole sequences that need
+//! nothing here (SGR, cursor moves) go through one tight loop, the counts in registers
+//! ([`Scanner::plain_ground`]), which takes exactly what the general path would.
+//! So the scanner costs little next to the emulator itself (BENCHMARKS.md §19, §23, §27).
 
 use crate::term::queries::DCS_QUERY;
 
