@@ -619,6 +619,7 @@ fn examined_input_wait(
 /// `Emulator::cursor_in_line`); only while the program takes keys (the modes are read only
 /// when the screen shows one of the two).
 fn shown(slot: &Slot, master: std::os::fd::BorrowedFd<'_>, group: i32) -> procfs::Shown {
+    let group = Some(group);
     let terminal = &slot.terminal;
     let below_submitted = || {
         slot.submitted.is_some_and(|(at, line, before, took_it)| {
@@ -628,7 +629,7 @@ fn shown(slot: &Slot, master: std::os::fd::BorrowedFd<'_>, group: i32) -> procfs
             // (Further down, below what it printed since, only where the group the line was
             // submitted to still has the terminal: a REPL printing before it awaits, as
             // node's `console.log('a'); await ...`; not a command a shell started.)
-            let same_group = took_it == Some(group);
+            let same_group = took_it.is_some_and(|took_it| Some(took_it) == group);
             (at == slot.last_input || drew_nothing_since(slot.last_input))
                 && (cursor == line.saturating_add(1)
                     || cursor > line.saturating_add(1) && same_group
