@@ -2742,33 +2742,6 @@ fn a_repl_awaiting_a_timer_is_waited_for_until_its_prompt() {
     node.close().unwrap();
 }
 
-/// A REPL that prints before it awaits a timer (node's `console.log(...); await new
-/// Promise(r => setTimeout(r, 3000))`), its cursor at the start of the blank row below what it
-/// printed, two lines below the submitted one, is waited for until its answer and prompt. It
-/// read as waiting for keys at once: only the row right after the submitted line counted.
-#[test]
-fn a_repl_printing_before_it_awaits_a_timer_is_waited_for_until_its_prompt() {
-    if !require("node") {
-        return;
-    }
-    let engine = engine();
-    let node = node_repl(&engine);
-    // (The answer is not in the line typed: its echo is no answer.)
-    for (printed, word) in
-        [("console.log('first')", "one"), ("console.log(1); console.log(2)", "two")]
-    {
-        let started = Instant::now();
-        let answer = format!("setTimeout(() => r(['late', '{word}'].join(' ')), 3000)");
-        node.send_text(&format!("{printed}; await new Promise(r => {answer})\r")).unwrap();
-        input_wait_fires(&node);
-        let screen = node.screen().unwrap();
-        let answered = format!("'late {word}'");
-        assert!(screen.contains(&answered), "read as waiting before its answer: {screen}");
-        assert!(started.elapsed() >= Duration::from_millis(2500), "{:?}", started.elapsed());
-    }
-    node.close().unwrap();
-}
-
 /// A REPL awaiting a timer further off than the default wait's 10 s (node's `await new
 /// Promise(r => setTimeout(r, 12000))`, polling the terminal with that timer, or with a nearer
 /// one of node's own, V8's 8 s, and then a short one between the two; a line editor of its own

@@ -535,7 +535,7 @@ fn examined_input_wait(
     let members = slot.cgroup.as_ref().map(|cgroup| cgroup.pids());
     slot.timers.since_input(slot.last_input);
     slot.timers.drawn_at(slot.last_output);
-    let shown = shown(slot, master.as_fd(), group);
+    let shown = shown(slot, master.as_fd());
     let unanswered = unanswered(slot);
     let terminal = procfs::TerminalSeen {
         quiet,
@@ -607,10 +607,7 @@ fn examined_input_wait(
 /// What the terminal shows at its cursor, for a probe (see [`procfs::Shown`]): no prompt, the
 /// cursor at the start of a blank row below text, on the line right after the one the last
 /// submitted line was typed on (what follows a prompt the program printed, such as `echo
-/// 'Press a key'; read -n1 -t 8`, is no answer to a line), or further down, below what the
-/// program printed since, while the group the line was submitted to still has the terminal
-/// (node's REPL printing before it awaits: `console.log('a'); await ...`; a command a shell
-/// started is another group), with no input since or none that
+/// 'Press a key'; read -n1 -t 8`, is no answer to a line), with no input since or none that
 /// drew anything (node's REPL reads no key while it awaits); or still on that line, nothing
 /// drawn since it was submitted, when it was typed right below a line submitted before it
 /// (typed while node's REPL awaits that one); or a prompt drawn since the last input, the
@@ -618,21 +615,15 @@ fn examined_input_wait(
 /// the text before the cursor ending with what the last input typed:
 /// `Emulator::cursor_in_line`); only while the program takes keys (the modes are read only
 /// when the screen shows one of the two).
-fn shown(slot: &Slot, master: std::os::fd::BorrowedFd<'_>, group: i32) -> procfs::Shown {
-    let group = Some(group);
+fn shown(slot: &Slot, master: std::os::fd::BorrowedFd<'_>) -> procfs::Shown {
     let terminal = &slot.terminal;
     let below_submitted = || {
-        slot.submitted.is_some_and(|(at, line, before, took_it)| {
+        slot.submitted.is_some_and(|(at, line, before)| {
             let drew_nothing_since = |since| slot.last_output <= since;
             let cursor = terminal.cursor_position().0;
             let typed_below_another = before.is_some_and(|before| before.saturating_add(1) == line);
-            // (Further down, below what it printed since, only where the group the line was
-            // submitted to still has the terminal: a REPL printing before it awaits, as
-            // node's `console.log('a'); await ...`; not a command a shell started.)
-            let same_group = took_it.is_some_and(|took_it| Some(took_it) == group);
             (at == slot.last_input || drew_nothing_since(slot.last_input))
                 && (cursor == line.saturating_add(1)
-                    || cursor > line.saturating_add(1) && same_group
                     || cursor == line && typed_below_another && drew_nothing_since(at))
         })
     };
@@ -660,7 +651,7 @@ fn unanswered(slot: &Slot) -> bool {
     let terminal = &slot.terminal;
     let line_not_ended = || {
         !terminal.alternate()
-            && slot.submitted.is_some_and(|(at, line, _, _)| {
+            && slot.submitted.is_some_and(|(at, line, _)| {
                 at == slot.last_input && terminal.cursor_position().0 <= line
             })
     };
@@ -677,7 +668,7 @@ fn hidden_below_submitted(slot: &Slot) -> bool {
     let terminal = &slot.terminal;
     !terminal.cursor_visible()
         && terminal.cursor_below_text()
-        && slot.submitted.is_some_and(|(at, line, _, _)| {
+        && slot.submitted.is_some_and(|(at, line, _)| {
             at == slot.last_input && terminal.cursor_position().0 == line.saturating_add(1)
         })
 }

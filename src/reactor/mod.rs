@@ -285,11 +285,6 @@ struct Parked {
     reply: Option<Reply<Result<()>>>,
 }
 
-/// A line submitted to a session's program (see `Slot::submitted`): when, the transcript line
-/// it was typed on, that of the line submitted before it, and the terminal's foreground
-/// group when it was written.
-type Submitted = (Instant, u64, Option<u64>, Option<i32>);
-
 /// One session as the reactor sees it.
 struct Slot {
     id: SessionId,
@@ -445,10 +440,10 @@ struct Slot {
     /// a line editor in vi mode may have left insert mode since.
     escape_typed: Option<Instant>,
     /// When the last input that submitted a line (see `requests::submits_line`) was written, the transcript
-    /// line the cursor was on then, where it was typed, that of the line submitted before
-    /// it, and the terminal's foreground group then: a probe tells a REPL working on that line
-    /// by the cursor on a blank row below it (see `input_wait::shown`).
-    submitted: Option<Submitted>,
+    /// line the cursor was on then, where it was typed, and that of the line submitted before
+    /// it: a probe tells a REPL working on that line by the cursor on the line after it (see
+    /// `input_wait::shown`).
+    submitted: Option<(Instant, u64, Option<u64>)>,
     bytes_in: u64,
     bytes_out: u64,
     sync_timer: Option<Instant>,

@@ -675,11 +675,8 @@ impl Reactor {
         }
         slot.note_input(Some(bytes), modes);
         if submits {
-            let before = slot.submitted.map(|(_, line, _, _)| line);
-            let group =
-                slot.master.as_ref().and_then(|m| crate::os::pty::foreground_group(m.as_fd()));
-            let line = slot.terminal.cursor_position().0;
-            slot.submitted = Some((slot.last_input, line, before, group));
+            let before = slot.submitted.map(|(_, line, _)| line);
+            slot.submitted = Some((slot.last_input, slot.terminal.cursor_position().0, before));
         }
         // The request's modes serve the first write: no output was read since they were read.
         self.flush_under(id.0, modes);

@@ -1303,9 +1303,7 @@ pub(crate) enum Shown {
     /// No prompt: the cursor waits at the start of a blank row, below what the program
     /// printed last, on the line right after the one the last submitted line was typed on (a
     /// line submitted to a REPL, echoed, and no answer yet; a line the program printed before
-    /// it asks for a key, `echo 'Press a key'; read -n1 -t 8`, is not one), or further down
-    /// while the group the line was submitted to still has the terminal (node's REPL awaiting
-    /// after it printed: `console.log('a'); await ...`), or on that line
+    /// it asks for a key, `echo 'Press a key'; read -n1 -t 8`, is not one), or on that line
     /// with nothing drawn since (not even its echo: a line typed while node's REPL awaits),
     /// with no input since that drew anything (keys typed while it awaits, which it reads
     /// only then, leave it unanswered: they read as a wait for keys before the answer). A
