@@ -581,9 +581,8 @@ pub struct Modes {
     pub modify_other_keys: u8,
 }
 
-#[cfg(test)]
 impl Modes {
-    /// Every mode off, as a reset terminal has them (for tests).
+    /// Every mode off, as a reset terminal has them.
     pub(crate) const OFF: Modes = Modes {
         app_cursor: false,
         app_keypad: false,
@@ -596,6 +595,13 @@ impl Modes {
         kitty_keyboard: 0,
         modify_other_keys: 0,
     };
+}
+
+/// Every mode off, as a terminal has them when it starts or after a reset.
+impl Default for Modes {
+    fn default() -> Self {
+        Self::OFF
+    }
 }
 
 impl fmt::Display for Modes {

@@ -1381,6 +1381,17 @@ fn an_escape_after_an_escape_comes_as_a_persons_second_press() {
     let shown = screen["structuredContent"]["screen"]["text"].as_str().unwrap().to_owned();
     let dialog = shown.contains("Enter search string");
     assert!(shown.contains("first line") && !dialog, "{shown}");
+    // So too an Escape in keys after text that ends in one (review wm: it waited for mc to
+    // answer the text's Escape, at the end of its 1 s timer, and the keys' Escape quit mcedit).
+    // (The dialog is the screen seen before: the result says so, the screen view shows it.)
+    client.call("terminal_send", json!({"session_id": id, "keys": "<F7>"}));
+    let screen = client.call("terminal_read", json!({"session_id": id, "view": "screen"}));
+    let shown = screen["structuredContent"]["screen"]["text"].as_str().unwrap().to_owned();
+    assert!(shown.contains("Enter search string"), "{shown}");
+    let closed =
+        client.call("terminal_send", json!({"session_id": id, "text": "x\\e", "keys": "<Esc>"}));
+    let shown = text(&closed);
+    assert!(shown.starts_with("[mcedit waiting for keys"), "mcedit quit: {shown}");
     client.call("terminal_close", json!({ "session_id": id }));
     client.finish();
 }
@@ -1476,7 +1487,8 @@ fn an_escape_after_keys_reaches_a_program_that_never_waits_soon() {
         \x20       data = os.read(0, 64)\n\
         \x20       first = first or time.monotonic()\n\
         \x20       typed += data.replace(b'\\x1b', b'')\n\
-        \x20       if b'\\x1b' in data: state = f'PAUSED after {time.monotonic() - first:.1f} s'\n";
+        \x20       if b'\\x1b' in data: state = f'PAUSED after {time.monotonic() - first:.1f} s'\n\
+        \x20       if b'\\r' in data: state = f'ENTER after {time.monotonic() - first:.1f} s'\n";
     let mut client = Client::initialized("2025-11-25");
     let argv = json!(["python3", "-c", script]);
     let id =
@@ -1489,6 +1501,21 @@ fn an_escape_after_keys_reaches_a_program_that_never_waits_soon() {
     let seconds: f64 = after.and_then(|s| s.parse().ok()).unwrap_or(f64::MAX);
     assert!(seconds < 3.0, "the Escape came {seconds} s after the keys: {shown}\n{}", text(&sent));
     assert!(shown.contains("typed=b'jj'"), "{shown}");
+    client.call("terminal_close", json!({ "session_id": id }));
+    // Text ending in an Escape, then Enter: the Enter waits half a second at most for the
+    // Escape to be read (review wm: the call's whole timeout, here 6 s; 10 s by default).
+    let id =
+        client.tool("terminal_start", json!({"argv": argv, "cols": 60, "rows": 10}))["session_id"]
+            .clone();
+    let sent = client.call(
+        "terminal_send",
+        json!({"session_id": id, "text": "jj\\e", "submit": true, "timeout_ms": 6000}),
+    );
+    let screen = client.call("terminal_read", json!({"session_id": id, "view": "screen"}));
+    let shown = screen["structuredContent"]["screen"]["text"].as_str().unwrap().to_owned();
+    let after = shown.split("ENTER after ").nth(1).and_then(|rest| rest.split(' ').next());
+    let seconds: f64 = after.and_then(|s| s.parse().ok()).unwrap_or(f64::MAX);
+    assert!(seconds < 3.0, "the Enter came {seconds} s after the text: {shown}\n{}", text(&sent));
     client.call("terminal_close", json!({ "session_id": id }));
     client.finish();
 }

@@ -1163,9 +1163,7 @@ pub fn part_read_bound(
     modes: &crate::types::Modes,
 ) -> Option<std::time::Duration> {
     let (part, next) = (parse_key_script(part).ok()?, parse_key_script(next).ok()?);
-    let escape = |item: Option<&ScriptItem>| {
-        matches!(item, Some(ScriptItem::Key(key)) if key.read_after_the_keys_before(modes))
-    };
+    let escape = |item: Option<&ScriptItem>| matches!(item, Some(ScriptItem::Key(key)) if key.read_after_the_keys_before(modes));
     if escape(part.last()) && escape(next.first()) {
         return Some(BETWEEN_ESCAPES);
     }
@@ -1199,13 +1197,13 @@ pub fn text_before_a_last_escape(bytes: &[u8]) -> Option<(&[u8], &[u8])> {
 /// keyboard protocol). MCP `terminal_send`'s `keys` and `termloom run --keys` are typed so.
 ///
 /// ```
-/// /// `ione<Esc>Otwo<Tab>x` typed under `modes` (a session's `screen()?.modes`): in the
-/// /// legacy encoding `["ione", "<Escape>", "Otwo<Tab>", "x"]`, under the kitty keyboard
-/// /// protocol `["ione<Escape>Otwo<Tab>", "x"]`.
-/// fn parts(modes: &termloom::Modes) -> Vec<String> {
-///     let items = termloom::parse_key_script("ione<Esc>Otwo<Tab>x").unwrap();
-///     termloom::typing_parts(&items, modes)
-/// }
+/// // Under a session's modes (`session.screen()?.modes`); here a terminal's first ones, then
+/// // with the kitty keyboard protocol on.
+/// let items = termloom::parse_key_script("ione<Esc>Otwo<Tab>x").unwrap();
+/// let mut modes = termloom::Modes::default();
+/// assert_eq!(termloom::typing_parts(&items, &modes), ["ione", "<Escape>", "Otwo<Tab>", "x"]);
+/// modes.kitty_keyboard = 1;
+/// assert_eq!(termloom::typing_parts(&items, &modes), ["ione<Escape>Otwo<Tab>", "x"]);
 /// ```
 pub fn typing_parts(items: &[ScriptItem], modes: &crate::types::Modes) -> Vec<String> {
     let mut parts = vec![String::new()];

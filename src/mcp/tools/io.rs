@@ -283,17 +283,21 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         if !bytes.is_empty() {
             submits = line.send(&session, Typing::Bytes(bytes))?;
         }
+        let escape_typed = escape.is_some();
         if let Some(escape) = escape {
             let done = "the text before its last Escape was typed, the Escape and the rest not";
             let bound = Some(crate::input::keys::READ_BEFORE_AN_ESCAPE);
             ended = await_read(call, &session, deadline, bound, done)?;
             if !ended {
                 submits = line.send(&session, Typing::Bytes(escape))?;
-                // Read alone, as an Escape in keys is, before what the call types after it
-                // (with it, an Alt chord or a key code's start).
-                let more = paste.is_some() || script.is_some() || submit;
+                // Read alone before what the call types after it (with it, an Alt chord or a
+                // key code's start), half a second at most, as keys before an Escape are: a
+                // program that never waits for input gets the rest soon. Keys right after it
+                // wait in `press_keys`, which knows whether they begin with an Escape.
+                let more = paste.is_some() || (script.is_none() && submit);
                 let done = "the text was typed, the rest not";
-                ended = more && await_read(call, &session, deadline, None, done)?;
+                let bound = Some(crate::input::keys::READ_BEFORE_AN_ESCAPE);
+                ended = more && await_read(call, &session, deadline, bound, done)?;
             }
         }
         if let Some(paste) = paste.filter(|_| !ended) {
@@ -324,7 +328,9 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
                     (false, true) => Some("the paste"),
                     (false, false) => None,
                 };
-                let typed = (deadline, earlier);
+                // (The text's last Escape, when nothing came between it and the keys.)
+                let after_escape = escape_typed && paste.is_none();
+                let typed = (deadline, earlier.map(|earlier| (earlier, after_escape)));
                 let (all, pressed) = press_keys(call, &session, items, typed, &mut line)?;
                 submits = pressed.unwrap_or(submits);
                 all
@@ -465,21 +471,17 @@ fn held_paste_note(full_screen: bool, foreground: Option<&crate::Process>) -> Op
 /// submitted a line, by its send's own reading of the terminal's modes (`None` when there
 /// were no keys, and nothing was sent). `line` takes the line the first part was typed on
 /// when the call typed nothing before the keys; `earlier` names what it typed before them
-/// (its text, its paste), for a wait between parts refused to say.
+/// (its text, its paste), for a wait between parts refused to say, and whether that ended
+/// with the text's last Escape, which the keys wait for as for an Escape in them.
 fn press_keys(
     call: &Call,
     session: &Session,
     items: &[ScriptItem],
-    (deadline, earlier): (std::time::Instant, Option<&str>),
+    (deadline, earlier): (std::time::Instant, Option<(&str, bool)>),
     line: &mut Taken,
 ) -> Result<(bool, Option<bool>), ToolError> {
+    let (earlier, after_escape) = earlier.unzip();
     let modes = session.screen()?.modes;
-    let parts = crate::input::keys::typing_parts(items, &modes);
-    let Some((last, before)) = parts.split_last() else { return Ok((true, None)) };
-    let mut send = |part: &str| -> Result<bool, ToolError> {
-        let items = parse_key_script(part).map_err(crate::Error::from)?;
-        line.send(session, Typing::Keys(items))
-    };
     let done = match earlier {
         Some(earlier) => format!(
             "{earlier} and the keys up to a Tab or an Escape (or before an Escape) were typed, the rest of the keys not"
@@ -487,21 +489,30 @@ fn press_keys(
         None => "the keys up to a Tab or an Escape (or before an Escape) were typed, the rest not"
             .to_owned(),
     };
-    // Keys that begin with an Escape after the call's text or paste: those are read first, as
-    // keys before an Escape are.
-    let escape_first = |item: &ScriptItem| match item {
+    // Keys that begin with an Escape after the call's text or paste, or any keys after text
+    // that ended in an Escape: what came before is read first, as keys before an Escape are
+    // (an Escape after the text's Escape within `BETWEEN_ESCAPES`, as keys' second Escape).
+    let escape_first = items.first().is_some_and(|item| match item {
         ScriptItem::Key(key) => key.read_after_the_keys_before(&modes),
         ScriptItem::Text(_) => false,
+    });
+    let bound = match (after_escape == Some(true), escape_first) {
+        (true, true) => Some(crate::input::keys::BETWEEN_ESCAPES),
+        (false, false) => None,
+        _ => Some(crate::input::keys::READ_BEFORE_AN_ESCAPE),
     };
-    if let Some(earlier) = earlier
-        && items.first().is_some_and(escape_first)
-    {
+    if let (Some(earlier), Some(bound)) = (earlier, bound) {
         let done = format!("{earlier} was typed, the keys not");
-        let bound = Some(crate::input::keys::READ_BEFORE_AN_ESCAPE);
-        if await_read(call, session, deadline, bound, &done)? {
+        if await_read(call, session, deadline, Some(bound), &done)? {
             return Ok((false, None));
         }
     }
+    let parts = crate::input::keys::typing_parts(items, &modes);
+    let Some((last, before)) = parts.split_last() else { return Ok((true, None)) };
+    let mut send = |part: &str| -> Result<bool, ToolError> {
+        let items = parse_key_script(part).map_err(crate::Error::from)?;
+        line.send(session, Typing::Keys(items))
+    };
     for (at, part) in before.iter().enumerate() {
         let submits = send(part)?;
         let next = parts.get(at + 1).map_or("", String::as_str);
