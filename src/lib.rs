@@ -59,6 +59,12 @@ pub mod tools {
         crate::mcp::tools::typed_key_name_note(keys, submit)
     }
 
+    /// What a wait's line adds when its condition holds termloom's marks (`⟦ ⟧` around
+    /// highlighted text, `▌` at the cursor) that the program did not print and the wait ended
+    /// unmet; the structured result's `wait` says `termloom_marks: true` instead (the command
+    /// line's `--json` puts this note among its `notes`).
+    pub const MARKS_NOTE: &str = crate::mcp::tools::MARKS_NOTE;
+
     /// The longest wait a tool call may ask for (`timeout_ms`, `quiet_ms`...), in
     /// milliseconds: an hour. A longer one is refused, naming this bound.
     pub const MAX_TIMEOUT_MS: u64 = crate::mcp::tools::MAX_TIMEOUT_MS;

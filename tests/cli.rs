@@ -2166,12 +2166,62 @@ fn a_wait_for_termlooms_own_marks_is_told_they_are_not_on_the_screen() {
     assert!(shown.contains("⟦Main⟧ menu"), "{shown}");
     let output = server.cli(&["wait", "hl", "--wait-screen", "⟦Main⟧ menu", "--timeout", "300"]);
     assert_code(&output, 124);
-    let note = "⟦ ⟧ (around highlighted text) and ▌ (the cursor) are termloom's marks";
+    let note = "⟦ ⟧ and ▌ are termloom's marks (highlights, the cursor)";
     assert!(stdout(&output).contains(note), "{}", stdout(&output));
     let output = server.cli(&["wait", "hl", "--wait-screen", "Main menu", "--timeout", "300"]);
     assert_code(&output, 0);
     assert!(!stdout(&output).contains(note), "{}", stdout(&output));
     server.ok(&["close", "hl"]);
+    // (`▌` is also put before the character the cursor is on, in new output.)
+    let help = stdout(&termloom(&["help", "screen"]));
+    assert!(help.contains("before the character it is on"), "{help}");
+}
+
+/// A wait for termloom's marks that the program's question ends (`>>> ▌` copied from a
+/// screen, exit 3: "the program asks for input first") says they are marks, as a timeout
+/// does: without it, the agent was told to type. With `--json`, the note is among `notes`.
+#[test]
+fn a_wait_for_marks_cut_short_by_a_question_is_told_they_are_marks() {
+    let server = PrivateServer::start();
+    server.ok(&["start", "--name", "asks", "--", "sh", "-c", "printf '>>> '; read x; sleep 60"]);
+    server.ok(&["wait", "asks", "--wait-input"]);
+    let note = "⟦ ⟧ and ▌ are termloom's marks (highlights, the cursor)";
+    let output = server.cli(&["wait", "asks", "--wait-screen", ">>> ▌", "--timeout", "10000"]);
+    assert_code(&output, 3);
+    let out = stdout(&output);
+    assert!(out.contains("the program asks for input first"), "{out}");
+    assert!(out.contains(note), "{out}");
+    let waited = ["wait", "asks", "--wait-screen", ">>> ▌", "--timeout", "10000", "--json"];
+    let result = json(&server.cli(&waited));
+    let notes = result["notes"].as_array().cloned().unwrap_or_default();
+    assert!(notes.iter().any(|n| n.as_str().is_some_and(|n| n.starts_with(note))), "{result}");
+    assert_eq!(result["wait"]["termloom_marks"], true, "{result}");
+    server.ok(&["close", "asks"]);
+}
+
+/// A program that prints `▌` or `⟦` itself (a progress bar) is waited for as for any text:
+/// a wait for them that times out is not told they are termloom's marks.
+#[test]
+fn a_wait_for_marks_the_program_printed_is_not_told_they_are_termlooms() {
+    let server = PrivateServer::start();
+    let program = "printf 'loading \\342\\226\\214\\342\\226\\214 40%%\\n[\\342\\237\\246] start\\n'; exec sleep 60";
+    server.ok(&["start", "--name", "bar", "--", "sh", "-c", program]);
+    server.ok(&["wait", "bar", "--wait-screen", "[⟦] start"]);
+    let note = "termloom's marks";
+    for wait in [
+        ["--wait-screen", "▌▌▌ 50%"],
+        ["--wait-screen-regex", "▌+ 50%"],
+        ["--wait-text", "[⟦] done"],
+    ] {
+        let output = server.cli(&["wait", "bar", wait[0], wait[1], "--timeout", "300"]);
+        assert_code(&output, 124);
+        assert!(!stdout(&output).contains(note), "{wait:?}: {}", stdout(&output));
+    }
+    // A mark it did not print still is one.
+    let output = server.cli(&["wait", "bar", "--wait-screen", "[⟦] start⟧", "--timeout", "300"]);
+    assert_code(&output, 124);
+    assert!(stdout(&output).contains(note), "{}", stdout(&output));
+    server.ok(&["close", "bar"]);
 }
 
 /// A flag given as the command is told the command that takes it (`termloom --server` is

@@ -201,7 +201,7 @@ pub(super) const COMMANDS: &[CommandDef] = &[
         positional: &["ID"],
         flags: &[OUTPUT],
         brief: "A session's whole screen.",
-        summary: "ID [--max-bytes N]\n  The whole screen (without a cursor once the program ended: none owns it).\n  In what termloom shows, ⟦ ⟧ enclose highlighted text and ▌ is the cursor on\n  a blank: marks, not the program's text (leave them out of a wait).",
+        summary: "ID [--max-bytes N]\n  The whole screen (without a cursor once the program ended: none owns it).\n  In what termloom shows, ⟦ ⟧ enclose highlighted text and ▌ marks the cursor\n  (on a blank; in new output, before the character it is on, `echo ▌world`):\n  marks, not the program's text (leave them out of a wait).",
     },
     CommandDef {
         name: "exec",

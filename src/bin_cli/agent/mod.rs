@@ -281,6 +281,11 @@ fn report(command: &CommandDef, request: &Request, result: &ToolResult) -> ExitC
         structured["wait_refusal"] = Value::String(why);
     }
     let mut notes = notes(&request.arguments, &structured);
+    // The wait's note on termloom's marks in its condition, which the text's first line ends
+    // with, is among the notes in JSON.
+    if request.json && structured["wait"]["termloom_marks"] == true {
+        notes.push(termloom::tools::MARKS_NOTE.to_owned());
+    }
     // The tool's note on a key name typed as text, taken out of its text (the block it ends
     // with) and said among the notes.
     let key_note = typed_key_name_note(&request.arguments);

@@ -41,6 +41,7 @@ use catalog::TOOLS;
 pub(crate) use io::typed_key_name_note;
 use names::{Names, SessionRef};
 use screen_diff::SeenScreens;
+pub(crate) use waits::MARKS_NOTE;
 
 pub(crate) use args::{quoted, whole_number};
 pub(crate) use catalog::{MAX_TIMEOUT_MS, NAMES};

@@ -1537,9 +1537,17 @@ mod tests {
                     screen: None,
                     echo_at: None,
                     refused: None,
+                    marks_copied: false,
                 });
             }
         }
+        // A wait for termloom's marks, which its line tells (in place of where the text was
+        // printed before: a line that had it had the marks too).
+        let unmet = reports.iter().filter(|r| !r.implicit && r.printed_before.is_some());
+        let marks: Vec<Report> = unmet
+            .map(|r| Report { printed_before: None, marks_copied: true, ..r.clone() })
+            .collect();
+        reports.extend(marks);
         // A start's wait refused once its program ran: the default one done instead.
         let refused = reports.iter().filter(|r| r.implicit).cloned().collect::<Vec<_>>();
         for report in refused {
@@ -1631,6 +1639,7 @@ mod tests {
             screen: None,
             echo_at: None,
             refused: None,
+            marks_copied: false,
         };
         let (output, _) = layout(
             &reading("new output".into(), Some(screen)),

@@ -141,6 +141,10 @@ pub(crate) struct Report {
     pub typed_line: bool,
     /// The screen when the wait timed out.
     pub screen: Option<Screen>,
+    /// The condition holds one of the marks termloom adds to what it shows ([`MARKS`]) that
+    /// neither the screen nor the recent transcript held when the wait ended unmet: copied
+    /// from what termloom showed, not text the program printed.
+    pub marks_copied: bool,
     /// Where the echo of the line the call submitted starts (its line, and the bytes before
     /// it there), as the wait found it (`TypedLine::anchor`): further on than the line it was
     /// typed on when output was still unread (see `View::echo_at`).
@@ -470,7 +474,10 @@ fn wait(call: &Call, session: &Session, plan: &Plan) -> crate::Result<Report> {
         screen,
         echo_at,
         refused: None,
+        marks_copied: false,
     };
+    // (Only where the wait ended unmet: a wait that held found its text.)
+    let copied = || marks_copied(session, &condition, outcome.screen.as_ref());
     Ok(match outcome.fired {
         // (The default wait's conditions are states, which match no text.)
         Fired::Matched(found) if plan.implicit => {
@@ -478,20 +485,54 @@ fn wait(call: &Call, session: &Session, plan: &Plan) -> crate::Result<Report> {
         }
         Fired::Matched(found) if found.condition == asked_for => Report {
             printed_before: printed_before(session, plan, typed_line),
+            marks_copied: copied(),
             ..report("waiting_for_input", None, None)
         },
         Fired::Matched(found) => report("matched", Some(found.text), None),
         Fired::Exited { .. } => Report {
             printed_before: printed_before(session, plan, typed_line),
+            marks_copied: copied(),
             ..report("exited", None, None)
         },
         Fired::Closed => report("closed", None, None),
         Fired::Cancelled => report("cancelled", None, None),
         Fired::Timeout => Report {
             printed_before: printed_before(session, plan, typed_line),
+            marks_copied: copied(),
             ..report("timeout", None, outcome.screen)
         },
     })
+}
+
+/// What a wait's line adds when its condition holds termloom's marks ([`Report::marks_copied`]).
+pub(crate) const MARKS_NOTE: &str = "⟦ ⟧ and ▌ are termloom's marks (highlights, the cursor), not the program's text: wait without them";
+
+/// The marks termloom adds to the screens and outputs it shows: `⟦` `⟧` around highlighted
+/// text, `▌` at the cursor.
+const MARKS: [char; 3] = ['⟦', '⟧', '▌'];
+
+/// Whether `condition` holds a mark of termloom's ([`MARKS`]) that neither the screen
+/// (`screen`, else the session's now) nor the last [`LINES_LOOKED_BACK`] transcript lines
+/// hold: copied from what termloom showed, as the program printed none (a program that
+/// prints `▌` itself, a progress bar, is waited for as any text is). Looks only when the
+/// condition holds a mark.
+fn marks_copied(session: &Session, condition: &str, screen: Option<&Screen>) -> bool {
+    let marks: Vec<char> = MARKS.into_iter().filter(|mark| condition.contains(*mark)).collect();
+    if marks.is_empty() {
+        return false;
+    }
+    let screen = match screen {
+        Some(screen) => Some(screen.text()),
+        None => session.screen().ok().map(|screen| screen.text()),
+    };
+    let end = session.transcript_lines(0..0, 0).map_or(0, |lines| lines.end);
+    let recent = session.transcript_lines(end.saturating_sub(LINES_LOOKED_BACK)..end, 1 << 20);
+    let lines = recent.map(|recent| recent.lines).unwrap_or_default();
+    let printed = |mark: char| {
+        screen.as_deref().is_some_and(|text| text.contains(mark))
+            || lines.iter().any(|(_, line)| line.contains(mark))
+    };
+    marks.into_iter().any(|mark| !printed(mark))
 }
 
 /// How many of the last transcript lines a timed-out transcript wait looks through for the
@@ -546,6 +587,7 @@ impl Report {
             printed_before: self.printed_before,
             typed_line: self.typed_line,
             screen: None,
+            marks_copied: self.marks_copied,
             echo_at: self.echo_at,
             // (Before what it shows: without it, what was shown reads as the wait's answer.)
             refused: self.refused.as_deref().map(|why| budget.label(why, 1, "reason")),
@@ -553,15 +595,21 @@ impl Report {
     }
 
     /// The structured result's `wait`: the condition, how the wait ended, the matched text,
-    /// how long it took and whether it was the default wait.
+    /// how long it took and whether it was the default wait; and, for a condition holding
+    /// termloom's marks that ended unmet, `termloom_marks: true` ([`MARKS_NOTE`]).
     pub(crate) fn json(&self) -> serde_json::Value {
-        serde_json::json!({
+        let mut json = serde_json::json!({
             "condition": self.condition,
             "outcome": self.outcome,
             "matched_text": self.matched_text,
             "elapsed_ms": self.elapsed.as_millis() as u64,
             "default": self.implicit,
-        })
+        });
+        // The line's note on termloom's marks in the condition ([`MARKS_NOTE`]), in a word.
+        if self.marks_told() {
+            json["termloom_marks"] = true.into();
+        }
+        json
     }
 
     /// What was waited for and what happened, in a few words for the result's header; `None`
@@ -613,14 +661,16 @@ impl Report {
                 format!("exited after {secs:.2} s")
             }
             "exited" => format!(
-                "exited while waiting for {condition}, after {secs:.2} s{}",
-                self.before_the_wait()
+                "exited while waiting for {condition}, after {secs:.2} s{}{}",
+                self.before_the_wait(),
+                self.marks_waited_for()
             ),
             "closed" => format!("the session was closed during the wait, after {secs:.2} s"),
             "cancelled" => format!("wait cancelled after {secs:.2} s"),
             "waiting_for_input" => format!(
-                "stopped waiting for {condition} after {secs:.2} s: the program asks for input first{}",
-                self.before_the_wait()
+                "stopped waiting for {condition} after {secs:.2} s: the program asks for input first{}{}",
+                self.before_the_wait(),
+                self.marks_waited_for()
             ),
             _ if self.implicit => format!(
                 "still busy after {secs:.1} s: read again later, or wait with for_text or {}",
@@ -644,14 +694,19 @@ impl Report {
 
     /// For a condition holding the marks termloom's screens and outputs add (`⟦` `⟧` around
     /// highlighted text, `▌` at the cursor), copied from one of them into a wait that then
-    /// timed out: that they are not the program's text.
-    fn marks_waited_for(&self) -> &'static str {
-        match self.condition.contains(['⟦', '⟧', '▌']) {
-            true => {
-                "; ⟦ ⟧ (around highlighted text) and ▌ (the cursor) are termloom's marks in what it shows, not text on the screen: wait for the text without them"
-            }
-            false => "",
+    /// ended unmet (timed out, or cut short by the program's question or exit): that they
+    /// are not the program's text ([`Report::marks_copied`]).
+    fn marks_waited_for(&self) -> String {
+        match self.marks_told() {
+            true => format!("; {MARKS_NOTE}"),
+            false => String::new(),
         }
+    }
+
+    /// Whether the line tells the condition's marks ([`Report::marks_copied`]): not when a
+    /// line printed before the wait matched the condition (`printed_before`), marks and all.
+    fn marks_told(&self) -> bool {
+        self.marks_copied && self.printed_before.is_none()
     }
 
     /// Where the text waited for was printed before the wait began, if it was: before the
@@ -684,6 +739,7 @@ mod tests {
             screen: None,
             echo_at: None,
             refused: None,
+            marks_copied: false,
         }
     }
 
@@ -725,7 +781,21 @@ mod tests {
         );
         // A wait for termloom's own marks, copied from a screen it showed, is told so.
         timed_out.condition = "screen text \"⟦Main⟧ menu\"".into();
-        assert!(timed_out.line(None).unwrap().ends_with("wait for the text without them"));
+        timed_out.marks_copied = true;
+        assert!(
+            timed_out.line(None).unwrap().ends_with("not the program's text: wait without them")
+        );
+        // So is one the program's question or exit cut short (the agent was told to type).
+        for outcome in ["waiting_for_input", "exited"] {
+            let cut_short = Report { outcome, ..timed_out.clone() };
+            let line = cut_short.line(None).unwrap();
+            assert!(line.ends_with("not the program's text: wait without them"), "{line}");
+            assert_eq!(cut_short.json()["termloom_marks"], true);
+            // Not where a line printed before the wait had the text, marks and all.
+            let printed = Report { printed_before: Some(3), ..cut_short };
+            assert!(!printed.line(None).unwrap().contains("termloom's marks"));
+        }
+        timed_out.marks_copied = false;
         let mut asked = default_wait("exited", None);
         asked.implicit = false;
         asked.condition = "exit".into();
