@@ -1418,8 +1418,15 @@ fn a_start_whose_wait_is_refused_exits_1() {
     assert!(out.contains("session cat2 runs (wait on it with termloom read"), "{out}");
     assert!(out.contains(" cat2): do not start it again"), "{out}");
     assert!(!out.contains(" 4): do not start"), "{out}");
+    // So does `--json`'s `wait_refusal` (it named the id where the text named the name).
+    let output = server.cli(&["start", "--json", "--name", "cat3", "--wait-prompt", "--", "cat"]);
+    assert_code(&output, 1);
+    let result = json(&output);
+    let why = result["wait_refusal"].as_str().unwrap_or_default();
+    assert!(why.starts_with("session cat3 was not started with shell integration"), "{why}");
+    assert!(!why.contains("session 5"), "{why}");
     let listed = json(&server.cli(&["list", "--json"]));
-    assert_eq!(listed["sessions"].as_array().map(Vec::len), Some(4), "{listed}");
+    assert_eq!(listed["sessions"].as_array().map(Vec::len), Some(5), "{listed}");
     let help = stdout(&termloom(&["help", "start"]));
     assert!(help.contains("a start's wait was\nrefused once its program ran"), "{help}");
 }

@@ -274,10 +274,16 @@ fn report(command: &CommandDef, request: &Request, result: &ToolResult) -> ExitC
         return fail(request.json, FailureKind::Error, code, &message);
     }
     let mut structured = result.structured.clone().unwrap_or(Value::Null);
+    // The session as the command was given it (a name stays a name; a start's, the `--name`
+    // it gave), else the result's.
+    let start_name = request.arguments.get("name").filter(|_| command.name == "start");
+    let named = id.or(start_name).or(structured.get("session_id")).cloned();
     // Why a start's wait was refused, in the flags' terms as the text's note says it (it
-    // named the tools' arguments: `for_regex`, `terminal_start without command or argv`).
+    // named the tools' arguments: `for_regex`, `terminal_start without command or argv`),
+    // naming the session as the text does.
     if let Some(why) = structured["wait_refusal"].as_str() {
-        let why = in_our_terms(command, why, structured.get("session_id").or(id));
+        let why = as_named(why, structured.get("session_id"), named.as_ref());
+        let why = in_our_terms(command, &why, named.as_ref());
         structured["wait_refusal"] = Value::String(why);
     }
     let mut notes = notes(&request.arguments, &structured);
@@ -300,10 +306,7 @@ fn report(command: &CommandDef, request: &Request, result: &ToolResult) -> ExitC
         }
         print_out(&format!("{structured}\n"))
     } else {
-        // The session as the command was given it (a name stays a name; a start's, the
-        // `--name` it gave), else the result's.
-        let start_name = request.arguments.get("name").filter(|_| command.name == "start");
-        let named = id.or(start_name).or(structured.get("session_id"));
+        let named = named.as_ref();
         let id = structured.get("session_id").or(id);
         let pieces = own_and_programs(&result_text, &structured);
         let mut text: String = pieces
