@@ -2088,6 +2088,36 @@ fn another_tools_command_names_are_told_termlooms() {
     }
 }
 
+/// A near-spelling of `kill` (`kil`, `kills`, `kill-se`, `kll`) is told `close`, as `kill`
+/// is, never only `kill-server` (which `kill-se` abbreviates, and which ends every session).
+#[test]
+fn a_near_spelling_of_kill_is_told_close() {
+    for word in ["kil", "kills", "kill-s", "kill-se", "kll", "kill-sesion"] {
+        let err = refused(&[word, "sh"]);
+        assert!(err.contains("`termloom close ID` ends one session"), "{word}: {err}");
+        assert!(!err.contains("did you mean `termloom kill-server`"), "{word}: {err}");
+    }
+    // A misspelling of termloom's own command is still told it.
+    assert!(refused(&["sned", "sh"]).contains("did you mean `termloom send`?"));
+}
+
+/// `kill -INT py` (a signal, not an end) is told `termloom signal`, first; a `kill` of a
+/// session names `signal` too, after `close`.
+#[test]
+fn a_kill_with_a_signal_is_told_signal_first() {
+    for args in [&["kill", "-INT", "py"][..], &["kill", "-9", "py"], &["kill", "-s", "TERM", "py"]]
+    {
+        let err = refused(args);
+        let told =
+            "unknown command \"kill\"; `termloom signal ID SIGNAL` sends its program a signal";
+        assert!(err.contains(told), "{args:?}: {err}");
+        assert!(err.contains("`termloom close ID` ends one session"), "{args:?}: {err}");
+    }
+    let err = refused(&["kill", "py"]);
+    assert!(err.contains("unknown command \"kill\"; `termloom close ID`"), "{err}");
+    assert!(err.contains("`termloom signal ID SIGNAL`"), "{err}");
+}
+
 /// A duration given with a unit to a flag in milliseconds (`--timeout 5s`), or as a fraction
 /// (`1.5`, seconds), is refused with the number of milliseconds to give, by the session
 /// commands and by `run` alike; other numbers, and a value no unit explains, get the range

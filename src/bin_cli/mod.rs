@@ -243,12 +243,16 @@ fn unknown_command(command: &str, given: &[String]) -> String {
             );
         }
     }
-    // (Before a guess: `kill` abbreviates `kill-server`, which ends every session.)
-    if let Some(instead) = other_names::instead(command) {
+    let names = || COMMANDS.split([',', ' ']).filter(|name| !name.is_empty() && *name != "and");
+    // (Before a guess: `kill` abbreviates `kill-server`, which ends every session; and a
+    // near-spelling of another tool's name, `kil`, is told its command too.)
+    let after = given.iter().position(|word| word == command).map_or(given, |at| &given[at + 1..]);
+    let instead =
+        other_names::instead(command, after).or_else(|| other_names::near(command, after, names()));
+    if let Some(instead) = instead {
         return format!("unknown command {command:?}; {instead}. The commands are {COMMANDS}");
     }
-    let names = COMMANDS.split([',', ' ']).filter(|name| !name.is_empty() && *name != "and");
-    match values::closest(command, names) {
+    match values::closest(command, names()) {
         Some(name) => format!(
             "unknown command {command:?}; did you mean `termloom {name}`? The commands are {COMMANDS}"
         ),

@@ -124,10 +124,7 @@ pub(super) fn closest<'n>(word: &str, names: impl IntoIterator<Item = &'n str>) 
         return None;
     }
     let names: Vec<&str> = names.into_iter().collect();
-    let mut shortened = names.iter().filter(|name| {
-        let other: Vec<char> = name.trim_start_matches('-').chars().collect();
-        other.len() > bare.len() && other.first() == bare.first() && abbreviates(&bare, &other)
-    });
+    let mut shortened = names.iter().filter(|name| shortens(word, name));
     if let (Some(name), None) = (shortened.next(), shortened.next()) {
         return Some(name);
     }
@@ -151,6 +148,18 @@ pub(super) fn closest<'n>(word: &str, names: impl IntoIterator<Item = &'n str>) 
         }
     }
     best.filter(|_| !tied).map(|(_, name)| name)
+}
+
+/// Whether `word` shortens `name` as [`closest`] takes it, leading dashes aside: `name` is
+/// longer, begins with `word`'s first letter and has the rest of its letters in order (`cmd`
+/// in `command`), `word` having 3 characters or more.
+pub(super) fn shortens(word: &str, name: &str) -> bool {
+    let bare: Vec<char> = word.trim_start_matches('-').chars().collect();
+    let other: Vec<char> = name.trim_start_matches('-').chars().collect();
+    bare.len() >= 3
+        && other.len() > bare.len()
+        && other.first() == bare.first()
+        && abbreviates(&bare, &other)
 }
 
 /// Whether `short`'s characters are in `long`, in order (not necessarily together).
