@@ -2118,6 +2118,18 @@ fn a_kill_with_a_signal_is_told_signal_first() {
     assert!(err.contains("`termloom signal ID SIGNAL`"), "{err}");
 }
 
+/// `termloom help kill` (another tool's name for a command) is told termloom's command, as
+/// `termloom kill` is.
+#[test]
+fn help_on_another_tools_name_tells_termlooms() {
+    for (topic, told) in
+        [("kill", "`termloom close ID`"), ("send-keys", "`termloom send ID --keys")]
+    {
+        let err = refused(&["help", topic]);
+        assert!(err.contains(&format!("no help on \"{topic}\"; {told}")), "{err}");
+    }
+}
+
 /// A duration given with a unit to a flag in milliseconds (`--timeout 5s`), or as a fraction
 /// (`1.5`, seconds), is refused with the number of milliseconds to give, by the session
 /// commands and by `run` alike; other numbers, and a value no unit explains, get the range

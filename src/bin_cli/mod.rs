@@ -182,10 +182,18 @@ fn help_command(topic: Option<OsString>) -> ExitCode {
         Some("attach") => print_help(attach::HELP),
         Some("sessions") => print_help(&agent::help(None)),
         Some(name) if agent::is_command(name) => print_help(&agent::help(Some(name))),
-        Some(other) => usage_error(
-            &format!("no help on {other:?}; the topics are sessions and the commands, {COMMANDS}"),
-            "termloom --help",
-        ),
+        // Another tool's name for a command (`kill`, `send-keys`): termloom's.
+        Some(other) => {
+            let instead = other_names::instead(other, &[]).map(|instead| format!("; {instead}"));
+            let instead = instead.unwrap_or_default();
+            usage_error(
+                &format!(
+                    "no help on {other:?}{instead}; the topics are sessions and the commands, \
+                     {COMMANDS}"
+                ),
+                "termloom --help",
+            )
+        }
     }
 }
 
