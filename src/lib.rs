@@ -126,7 +126,7 @@ pub use term::screen::{Cursor, Modes, MouseReporting, Screen, ScreenPos};
 pub use types::{
     Activity, CommandResult, ExitStatus, InputKind, LineModes, MAX_COLS, MAX_ROWS, MIN_COLS,
     MIN_ROWS, Output, Process, RawOutput, Scrollback, SessionId, SessionInfo, SessionState, Status,
-    TranscriptLines,
+    TranscriptLines, signal_name,
 };
 pub use wait::{Fired, Location, Match, Until, WaitOutcome};
 

@@ -111,8 +111,10 @@ impl fmt::Display for ExitStatus {
     }
 }
 
-/// The name of signal `number` on this system (`SIGSEGV`), for the signals that end programs.
-fn signal_name(number: i32) -> Option<&'static str> {
+/// The name of signal `number` on this system (`SIGSEGV`), for the signals that end programs
+/// (`None` for another number): the one naming of signals by number, for a program's exit
+/// and the command line's messages alike.
+pub fn signal_name(number: i32) -> Option<&'static str> {
     use rustix::process::Signal as S;
     let names = [
         (S::HUP, "SIGHUP"),

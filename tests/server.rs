@@ -2531,7 +2531,7 @@ mod attach {
         // Exiting 128 + N, as a shell reports a program a signal ended.
         let ends = [
             (termloom::Signal::Term, 143, "left session watched: SIGTERM (signal 15)"),
-            (termloom::Signal::Hup, 129, "SIGHUP (signal 1): the terminal hung up"),
+            (termloom::Signal::Hup, 129, "left session watched: SIGHUP (signal 1)"),
         ];
         for (signal, code, said) in ends {
             let person = attach(&server, &["watched", "--takeover"]);
@@ -2539,6 +2539,8 @@ mod attach {
             person.session().signal(signal).unwrap();
             assert_eq!(person.wait_for_exit(), termloom::ExitStatus::Code(code), "{signal:?}");
             assert!(person.screen().to_string().contains(said), "{}", person.screen());
+            // (A `kill -HUP` sends it as a closed terminal does: no cause is guessed.)
+            assert!(!person.screen().to_string().contains("hung up"), "{}", person.screen());
             person.assert_terminal_restored();
             // The hold ended with the attachment: an agent types again.
             server.ok(&["send", "watched", "--text", "agent", "--wait-screen", "agent"]);

@@ -79,12 +79,7 @@ pub(super) fn interrupted() -> Option<i32> {
     Some(INTERRUPTED.load(Ordering::SeqCst)).filter(|&number| number != 0)
 }
 
-/// `SIGINT` for 2.
+/// `SIGINT` for 2 ([`termloom::signal_name`]).
 fn signal_name(number: i32) -> &'static str {
-    match number {
-        SIGHUP => "SIGHUP",
-        SIGINT => "SIGINT",
-        SIGTERM => "SIGTERM",
-        _ => "a signal",
-    }
+    termloom::signal_name(number).unwrap_or("a signal")
 }

@@ -381,17 +381,13 @@ pub(super) fn main(args: Vec<String>) -> ExitCode {
 }
 
 /// What signal `signal`, which ended the attachment, is, as the message on leaving says it:
-/// `SIGHUP (signal 1): the terminal hung up`, not a bare number.
+/// `SIGHUP (signal 1)`, not a bare number ([`termloom::signal_name`]). Not why it was sent:
+/// a closed terminal and a `kill -HUP` send the same SIGHUP.
 fn ended_by(signal: i32) -> String {
-    use signal_hook::consts::{SIGHUP, SIGINT, SIGQUIT, SIGTERM};
-    let (name, what) = match signal {
-        SIGHUP => ("SIGHUP", ": the terminal hung up"),
-        SIGINT => ("SIGINT", ""),
-        SIGQUIT => ("SIGQUIT", ""),
-        SIGTERM => ("SIGTERM", ""),
-        _ => return format!("signal {signal}"),
-    };
-    format!("{name} (signal {signal}){what}")
+    match termloom::signal_name(signal) {
+        Some(name) => format!("{name} (signal {signal})"),
+        None => format!("signal {signal}"),
+    }
 }
 
 /// Tells the main loop when the person's terminal is resized (SIGWINCH), when a signal that
