@@ -494,14 +494,25 @@ fn line_after_row(screen: &Screen, row: usize) -> Option<String> {
     (count > 0).then(|| {
         let mut rest = String::new();
         for at in row..row + count {
-            let text = screen.lines.get(at).map_or("", String::as_str);
-            let width = cell_col(text, text.len());
-            let blanks = usize::from(screen.cols.saturating_sub(width));
-            rest.push_str(&" ".repeat(blanks));
+            rest.push_str(&wrapped_row_blanks(screen, at));
             rest.push_str(screen.lines.get(at + 1).map_or("", String::as_str));
         }
         rest
     })
+}
+
+/// The blanks after the text of row `at` of `screen`, which wraps into the next, to the last
+/// column, as a transcript line holds them (the screen's rows trim them); none for the one
+/// cell a wide character that begins the next row did not fit in (the terminal left it
+/// empty, as the transcript does: `x…x漢` at 40 columns read `x…x 漢`, review wl).
+fn wrapped_row_blanks(screen: &Screen, at: usize) -> String {
+    let row = |at: usize| screen.lines.get(at).map_or("", String::as_str);
+    let blanks = usize::from(screen.cols.saturating_sub(cell_col(row(at), row(at).len())));
+    let next_wide = row(at + 1).chars().next().and_then(unicode_width::UnicodeWidthChar::width);
+    match (blanks, next_wide) {
+        (1, Some(2)) => String::new(),
+        _ => " ".repeat(blanks),
+    }
 }
 
 /// The most bytes of the line the cursor is on that a result's header names (`at "…"`): a
@@ -516,10 +527,8 @@ fn line_before_row(screen: &Screen, row: usize) -> String {
     let first = first.last().unwrap_or(row);
     let mut start = String::new();
     for at in first..row {
-        let text = screen.lines.get(at).map_or("", String::as_str);
-        start.push_str(text);
-        let width = cell_col(text, text.len());
-        start.push_str(&" ".repeat(usize::from(screen.cols.saturating_sub(width))));
+        start.push_str(screen.lines.get(at).map_or("", String::as_str));
+        start.push_str(&wrapped_row_blanks(screen, at));
     }
     start
 }
@@ -1394,6 +1403,21 @@ mod tests {
             wrapped: Vec::new(),
             frames: false,
         }
+    }
+
+    /// A line wrapped over rows reads as the transcript holds it, before and after the
+    /// cursor's row: the rows it wraps from filled with blanks to the last column, but for the
+    /// cell a wide character beginning the next row did not fit in (review wl: `x…x 漢>`).
+    #[test]
+    fn a_wrapped_line_is_read_as_the_transcript_holds_it() {
+        let rows = ["a".repeat(9), "bc".into(), "x".repeat(9), "漢> y".into(), "z".into()];
+        let mut screen = screen_of(String::new(), rows.into_iter().collect());
+        (screen.cols, screen.rows) = (10, 5);
+        screen.wrapped = vec![true, false, true, true, false];
+        assert_eq!(line_before_row(&screen, 1), format!("{} ", "a".repeat(9)));
+        assert_eq!(line_before_row(&screen, 3), "x".repeat(9));
+        assert_eq!(line_after_row(&screen, 2).as_deref(), Some("漢> y     z"));
+        assert_eq!(line_after_row(&screen, 0).as_deref(), Some(" bc"));
     }
 
     fn reading(output: String, screen: Option<Screen>) -> Reading {
