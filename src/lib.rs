@@ -101,7 +101,7 @@ pub use input::keypad::KeypadKey;
 pub use input::keys::{
     ACCEPTED_KEY_FORMS, BETWEEN_ESCAPES, Key, KeyCode, KeyParseError, Modifiers,
     READ_BEFORE_AN_ESCAPE, ScriptItem, bracketed_key_names, key_name_typed_at_end,
-    parse_key_script, part_read_bound, text_before_a_last_escape, typing_parts,
+    parse_key_script, part_read_bound, text_before_a_last_escape, typing_parts, typing_steps,
 };
 pub use input::line_breaks::enter_for_line_breaks;
 pub use input::mouse::{MouseButton, MouseEncoding, MouseError};

@@ -714,6 +714,32 @@ fn press_and_resize_wait_for_the_program_to_answer() {
     vim.assert_terminal_restored();
 }
 
+/// `press("<Esc><Esc>")` types the second Escape within the program's wait for a key code's
+/// rest, as a person's second press (and as MCP `keys` and `run --keys` type it): mc takes
+/// `Esc Esc` for one cancel. The kit typed it only once mc had answered the first, which mc
+/// does when its 1 s timer after a lone Escape runs out: the first closed mcedit's search
+/// dialog, the second quit mcedit.
+#[test]
+fn an_escape_after_an_escape_comes_as_a_persons_second_press() {
+    if !require("mcedit") {
+        return;
+    }
+    let mcedit = TestSession::builder("mcedit")
+        .file("notes.txt", "first line\n")
+        .args(["notes.txt"])
+        .size(80, 24)
+        .timeout(Duration::from_secs(30))
+        .start();
+    mcedit.wait_for_screen_text("first line").wait_for_input();
+    mcedit.press("<F7>").wait_for_screen_text("Enter search string");
+    mcedit.press("<Esc><Esc>");
+    let screen = mcedit.screen();
+    let dialog = screen.contains("Enter search string");
+    assert!(screen.contains("first line") && !dialog, "mcedit quit, or kept its dialog: {screen}");
+    mcedit.press("<F10>");
+    mcedit.wait_for_exit();
+}
+
 /// A program that leaves the alternate screen, a hidden cursor or an input mode behind fails
 /// `assert_terminal_restored`, which names each.
 #[test]

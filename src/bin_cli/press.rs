@@ -3,7 +3,7 @@
 //! sent as the Escape byte, a plain Tab), and before an Escape that keys come before (nano
 //! holds the keys read with one, undrawn), each part sent once the program has read the one
 //! before (the keys before an Escape given half a second, an Escape before another 150 ms:
-//! [`termloom::part_read_bound`]), as MCP `terminal_send keys` sends them.
+//! [`termloom::typing_steps`]), as MCP `terminal_send keys` sends them.
 //! Read in one write with the keys after it, an Escape is a key code's start or an Alt chord
 //! (vim `--clean` took `<Esc>Otwo` for the keypad's 4, `ESC O t`), and node's REPL takes a
 //! Tab read with more keys for pasted text. `--send` text ending in an Escape (`hello\e`) is
@@ -19,26 +19,21 @@ const PART_TIMEOUT: Duration = Duration::from_secs(10);
 /// as another user): longer than vim's 1 s wait for the rest of a key code after an Escape.
 const QUIET: Duration = Duration::from_millis(1250);
 
-/// `script`'s parts ([`termloom::typing_parts`]) under the terminal's `modes`, and whether
-/// its last key must be read alone too (before the next step's input); a script that does
-/// not parse is one part, for the send to report its error.
-fn parts(script: &str, modes: &termloom::Modes) -> (Vec<String>, bool) {
+/// `script`'s parts under the terminal's `modes`, each with the longest wait for it to be
+/// read before the next is typed ([`termloom::typing_steps`]: half a second before an
+/// Escape, 150 ms for an Escape before another, 10 s otherwise), and whether its last key
+/// must be read alone too (before the next step's input); a script that does not parse is
+/// one part, for the send to report its error.
+fn parts(script: &str, modes: &termloom::Modes) -> (Vec<(String, Duration)>, bool) {
     match termloom::parse_key_script(script) {
         Ok(items) => {
             let last_alone =
                 matches!(items.last(), Some(ScriptItem::Key(key)) if key.read_alone(modes));
-            (termloom::typing_parts(&items, modes), last_alone)
+            let steps = termloom::typing_steps(&items, modes).into_iter();
+            (steps.map(|(part, bound)| (part, bound.unwrap_or(PART_TIMEOUT))).collect(), last_alone)
         }
-        Err(_) => (vec![script.to_owned()], false),
+        Err(_) => (vec![(script.to_owned(), PART_TIMEOUT)], false),
     }
-}
-
-/// The longest wait for `parts[at]` to be read before the next part is typed
-/// ([`termloom::part_read_bound`]: half a second before an Escape, 150 ms for an Escape
-/// before another, 10 s otherwise).
-fn part_bound(parts: &[String], at: usize, modes: &termloom::Modes) -> Duration {
-    let next = parts.get(at + 1).map_or("", String::as_str);
-    termloom::part_read_bound(&parts[at], next, modes).unwrap_or(PART_TIMEOUT)
 }
 
 /// Waits, until `deadline` (`bound` at most), for the program to read what was typed: until it
@@ -62,10 +57,9 @@ pub(super) fn all(session: &Session, script: &str, timeout: Duration) -> termloo
     let modes = session.screen()?.modes;
     let (parts, last_alone) = parts(script, &modes);
     let count = parts.len();
-    for (at, part) in parts.iter().enumerate() {
+    for (at, (part, bound)) in parts.iter().enumerate() {
         session.send_keys(part)?;
-        let bound = part_bound(&parts, at, &modes);
-        if (at + 1 < count || last_alone) && read(session, deadline, bound)? {
+        if (at + 1 < count || last_alone) && read(session, deadline, *bound)? {
             break;
         }
     }
@@ -84,10 +78,10 @@ pub(super) fn all_but_last(
     let deadline = Instant::now() + timeout;
     let modes = session.screen()?.modes;
     let (parts, _) = parts(script, &modes);
-    let Some((last, before)) = parts.split_last() else { return Ok(Some(String::new())) };
-    for (at, part) in before.iter().enumerate() {
+    let Some(((last, _), before)) = parts.split_last() else { return Ok(Some(String::new())) };
+    for (part, bound) in before {
         session.send_keys(part)?;
-        if read(session, deadline, part_bound(&parts, at, &modes))? {
+        if read(session, deadline, *bound)? {
             return Ok(None);
         }
     }

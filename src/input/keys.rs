@@ -1225,6 +1225,23 @@ pub fn typing_parts(items: &[ScriptItem], modes: &crate::types::Modes) -> Vec<St
     parts
 }
 
+/// [`typing_parts`] each with the longest wait for it to be read before the next part is
+/// typed ([`part_read_bound`]: [`READ_BEFORE_AN_ESCAPE`] before an Escape, [`BETWEEN_ESCAPES`]
+/// for an Escape before another; `None`, the caller's own bound, otherwise and after the last
+/// part). MCP `terminal_send`'s `keys`, `termloom run --keys` and the testing kit's `press`
+/// type their keys so: in the legacy encoding `ione<Esc><Esc>x` is `ione` (half a second),
+/// `<Escape>` (150 ms), `<Escape>` (the caller's bound), `x`.
+pub fn typing_steps(
+    items: &[ScriptItem],
+    modes: &crate::types::Modes,
+) -> Vec<(String, Option<std::time::Duration>)> {
+    let parts = typing_parts(items, modes);
+    let bounds: Vec<_> = (0..parts.len())
+        .map(|at| part_read_bound(&parts[at], parts.get(at + 1).map_or("", String::as_str), modes))
+        .collect();
+    parts.into_iter().zip(bounds).collect()
+}
+
 /// What a program that echoes typed text would show for `items`, a script that submits a
 /// line: its characters, when they are plain text (characters, shifted or not, and the Enter
 /// that ends it, with a modifier or not); `None` when keys that edit, move or complete are among them (the line's
@@ -1442,6 +1459,16 @@ mod tests {
             let again = typing_parts(&items, &off).concat();
             assert_eq!(parse_key_script(&again).unwrap(), items, "{script}");
         }
+    }
+
+    /// Each part is typed with the wait [`part_read_bound`] gives it before the next.
+    #[test]
+    fn typing_steps_bound_each_part_by_the_next() {
+        let items = parse_key_script("ione<Esc><Esc>x").unwrap();
+        let steps = typing_steps(&items, &crate::types::Modes::OFF);
+        let bounds = [Some(READ_BEFORE_AN_ESCAPE), Some(BETWEEN_ESCAPES), None, None];
+        let parts = ["ione", "<Escape>", "<Escape>", "x"].map(str::to_owned);
+        assert_eq!(steps, parts.into_iter().zip(bounds).collect::<Vec<_>>());
     }
 
     /// Under the kitty keyboard protocol an Escape is a sequence of its own (`CSI 27 u`), which

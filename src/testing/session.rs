@@ -572,8 +572,10 @@ impl TestSession {
     ///
     /// An `<Esc>` (or a plain Tab) followed by more keys is pressed on its own first, the rest
     /// once the program has answered it, and an `<Esc>` after keys once the program has
-    /// answered them ([`typing_parts`](crate::typing_parts); nano holds the keys read with
-    /// an Escape, undrawn, as a Meta key's start; not an Escape the kitty keyboard protocol
+    /// answered them, or half a second has passed, and an `<Esc>` after an `<Esc>` 150 ms
+    /// after it at most ([`typing_steps`](crate::typing_steps); nano holds the keys read with
+    /// an Escape, undrawn, as a Meta key's start; mc takes `Esc Esc` for one cancel, and answers
+    /// a lone Escape only after its 1 s timer; not an Escape the kitty keyboard protocol
     /// sends as a sequence): sent
     /// together, the Escape and the next key reach the program in one read, which crossterm
     /// (ratatui), termion and other key readers take as Alt with that key (`<Esc>q` as
@@ -592,14 +594,40 @@ impl TestSession {
             return self.send_keys(keys);
         };
         let modes = self.check(&call, self.session.screen()).modes;
-        for part in crate::input::keys::typing_parts(&items, &modes) {
+        for (part, bound) in crate::input::keys::typing_steps(&items, &modes) {
             self.send_keys(&part);
             // Keys after those that ended the program have no one to read them.
-            if self.answered(&call) {
+            let ended = match bound {
+                Some(bound) => self.read_within(&call, bound),
+                None => self.answered(&call),
+            };
+            if ended {
                 break;
             }
         }
         self
+    }
+
+    /// Waits at most `bound` for the program to answer what [`press`](Self::press) typed so
+    /// far, as [`settled`](Self::settled) does, and types on when it has not (an Escape after
+    /// an Escape comes within the program's wait for a key code's rest, as a person's second
+    /// press). Whether the program has exited; a failure names `call`.
+    #[track_caller]
+    fn read_within(&self, call: &str, bound: Duration) -> bool {
+        let deadline = Instant::now() + bound;
+        for until in [Until::input_wait(), Until::stable(self.settle), Until::input_wait()] {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return false;
+            }
+            let until = Until::any(vec![until, Until::exit()]);
+            match self.check(call, self.wait_once(until, left)).fired {
+                Fired::Exited { .. } | Fired::Closed => return true,
+                Fired::Timeout => return false,
+                _ => {}
+            }
+        }
+        false
     }
 
     /// Resizes the terminal, then waits for the program's redraw at the new size: the screen

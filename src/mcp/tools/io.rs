@@ -507,17 +507,15 @@ fn press_keys(
             return Ok((false, None));
         }
     }
-    let parts = crate::input::keys::typing_parts(items, &modes);
-    let Some((last, before)) = parts.split_last() else { return Ok((true, None)) };
+    let steps = crate::input::keys::typing_steps(items, &modes);
+    let Some(((last, _), before)) = steps.split_last() else { return Ok((true, None)) };
     let mut send = |part: &str| -> Result<bool, ToolError> {
         let items = parse_key_script(part).map_err(crate::Error::from)?;
         line.send(session, Typing::Keys(items))
     };
-    for (at, part) in before.iter().enumerate() {
+    for (part, bound) in before {
         let submits = send(part)?;
-        let next = parts.get(at + 1).map_or("", String::as_str);
-        let bound = crate::input::keys::part_read_bound(part, next, &modes);
-        if await_read(call, session, deadline, bound, &done)? {
+        if await_read(call, session, deadline, *bound, &done)? {
             return Ok((false, Some(submits)));
         }
     }
