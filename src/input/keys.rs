@@ -1149,7 +1149,10 @@ pub const READ_BEFORE_AN_ESCAPE: std::time::Duration = std::time::Duration::from
 /// code's rest (mc's 1 s timer, ncurses's `ESCDELAY`), and mc takes the two for one cancel.
 /// Typed once the first was read and answered, which mc does only when its timer runs out,
 /// each was a lone Escape: `<Esc><Esc>` closed mcedit's search dialog, then quit mcedit.
-/// Cut apart still, not one write: bubbletea reads `ESC ESC` read together as Alt-Escape.
+/// Still a write of its own, typed once the first was read or when this wait ends: a program
+/// that reads at once reads them apart (bubbletea takes `ESC ESC` read together for
+/// Alt-Escape), one busy for longer reads both in one read, `\e\e`, as it does a person's
+/// two quick presses (tmux's `send-keys Escape Escape` writes them together).
 pub const BETWEEN_ESCAPES: std::time::Duration = std::time::Duration::from_millis(150);
 
 /// The longest wait for key script `part`, one of [`typing_parts`]'s, to be read before
