@@ -178,7 +178,12 @@ def fill(value, sid, workdir):
 
 
 SCREEN_HEADER = re.compile(r"^--- screen (\d+)x(\d+)[^:]*?(?:: (.*))? ---$")
-MOVED = re.compile(r"as at (?:your last look|the previous different screen you saw), with its rows (\d+)-(\d+) moved to (\d+)-(\d+)")
+# The screen a change is told against: the last look, the one before it, or one further back.
+SINCE = re.compile(r"your last look|the previous different screen you saw|the screen you saw (\d+) different screens ago")
+MOVED = re.compile(
+    r"as at (?:your last look|the previous different screen you saw|the screen you saw \d+ different screens ago), "
+    r"with its rows (\d+)-(\d+) moved to (\d+)-(\d+)"
+)
 SLID = re.compile(
     r"; rows (\d+)-(\d+) as (?:rows (\d+)-\d+ )?then but (?:their columns? (\d+)(?:-(\d+))? )?"
     r"moved (\d+) columns? to the (right|left), only their columns? (\d+)(?:-(\d+))? shown"
@@ -188,11 +193,22 @@ MARKS = str.maketrans("", "", "⟦⟧")
 
 
 class KnownScreens:
-    """The screens a model knows of one session, rebuilt from the results as it reads them:
+    r"""The screens a model knows of one session, rebuilt from the results as it reads them:
     a whole screen, or the changes since an earlier one ("your last look", "the previous
-    different screen you saw"), with a block of rows moved and one that slid sideways (its
-    rows compared without their style marks). A fact on a row that a result says is unchanged
-    is known to the model, so it counts as present."""
+    different screen you saw", "the screen you saw N different screens ago"), with a block of
+    rows moved and one that slid sideways (its rows compared without their style marks). A
+    screen seen again is one look, moved to the newest place, as termloom keeps them, so the
+    N-th look back is the one a header names. A fact on a row that a result says is unchanged
+    is known to the model, so it counts as present (`python3 -m doctest benches/agent_tasks.py`):
+
+    >>> known = KnownScreens()
+    >>> for page in ["panels", "page 1", "page 2", "page 1", "page 2"]:
+    ...     _ = known.read(f"--- screen 10x2 ---\n{page}\nF10 Quit")
+    >>> known.read("--- screen 10x2: the same as the screen you saw 3 different screens ago ---")
+    'panels\nF10 Quit'
+    >>> known.read("--- screen 10x2: as at the screen you saw 3 different screens ago, with its rows 0-0 moved to 1-1 ---")
+    'page 1\npage 1'
+    """
 
     def __init__(self) -> None:
         self.looks: list[list[str] | None] = []  # distinct screens, the last seen last; None: not rebuilt
@@ -209,11 +225,20 @@ class KnownScreens:
         if change is None:
             screen = (body + [""] * rows)[:rows]
         else:
-            base = self.looks[-1] if "your last look" in change else (self.looks[-2:-1] or [None])[0]
+            base = self.base(change)
             screen = None if base is None or len(base) != rows else self.changed(base, change, body, cols)
-        if not self.looks or self.looks[-1] != screen:
-            self.looks.append(screen)
+        if screen is not None and screen in self.looks:
+            self.looks.remove(screen)
+        self.looks.append(screen)
         return "\n".join(screen or [])
+
+    def base(self, change: str) -> list[str] | None:
+        """The look a change header is told against, or None when it is not known."""
+        since = SINCE.search(change)
+        if not since:
+            return None
+        back = 1 if since[0] == "your last look" else int(since[1] or 2)
+        return self.looks[-back] if back <= len(self.looks) else None
 
     @staticmethod
     def changed(base: list[str], change: str, body: list[str], cols: int) -> list[str]:
