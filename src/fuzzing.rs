@@ -74,7 +74,7 @@ pub fn screen_diff(data: &[u8]) {
     let mut terminal = Terminal::new(cols, rows, &Config::default(), None);
     let seen = SeenScreens::default();
     let id = crate::SessionId(1);
-    // The distinct screens the caller was shown, newest last.
+    // The distinct screens the caller was shown, newest last, as the caller keeps them.
     let mut shown: Vec<Frame> = Vec::new();
     for part in rest.split(|&b| b == 0xff).take(5) {
         feed_whole(&mut terminal, part);
@@ -87,9 +87,9 @@ pub fn screen_diff(data: &[u8]) {
             }
         }
         seen.remember(id, Some(frame.clone()));
-        if shown.last() != Some(&frame) {
-            shown.push(frame);
-        }
+        // A screen seen again is one look, moved to the newest place.
+        shown.retain(|look| !look.shows_same(&frame));
+        shown.push(frame);
     }
 }
 

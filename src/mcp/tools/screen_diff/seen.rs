@@ -163,6 +163,24 @@ impl Seen {
         others.min_by_key(|(_, (_, shown))| *shown).map(|(id, (_, shown))| (*id, *shown))
     }
 
+    /// Whether `frame` shows what a look of session `id` kept shows: that look is then moved
+    /// to the newest place, its notes (who had the terminal, nothing read past it yet) the new
+    /// one's, and the session counts as shown now. Seeing the same screen again keeps the one
+    /// before it as a base, and a screen that comes back after others (mc's viewer paged
+    /// down, up and down again) is one look, not a copy: the looks kept stay different
+    /// screens, and the ones before them are not pushed out by copies.
+    fn seen_again(&mut self, id: SessionId, frame: &Frame) -> bool {
+        let Some((looks, shown)) = self.sessions.get_mut(&id) else { return false };
+        let Some(at) = looks.iter().rposition(|look| look.shows_same(frame)) else {
+            return false;
+        };
+        let mut look = looks.remove(at).expect("a look");
+        (look.owner, look.read_past) = (frame.owner, frame.read_past);
+        looks.push_back(look);
+        *shown = self.budget.tick();
+        true
+    }
+
     /// The session shown least recently, but `except`.
     pub(super) fn oldest(&self, except: SessionId) -> Option<SessionId> {
         self.oldest_shown(Some(except)).map(|(id, _)| id)
@@ -177,6 +195,12 @@ impl SeenScreens {
     /// forgotten, is not kept either: the next screen is sent whole.
     pub(crate) fn remember(&self, id: SessionId, frame: Option<Frame>) {
         let budget = self.lock().budget.clone();
+        // A screen seen again takes no bytes more.
+        if let Some(frame) = &frame
+            && self.lock().seen_again(id, frame)
+        {
+            return;
+        }
         let size = frame.as_ref().map_or(0, Frame::bytes);
         // Room in the budget, made (holding no caller's lock) by forgetting the screens shown
         // least recently, whoever's; none for a look larger than the whole budget, which
@@ -197,6 +221,11 @@ impl SeenScreens {
             seen.remove(id);
             return;
         };
+        // (Seen meanwhile, in another of the caller's requests.)
+        if seen.seen_again(id, &frame) {
+            budget.release(size);
+            return;
+        }
         let now = budget.tick();
         if !seen.sessions.contains_key(&id)
             && seen.sessions.len() >= SESSIONS_KEPT
@@ -206,13 +235,6 @@ impl SeenScreens {
         }
         let (looks, shown) = seen.sessions.entry(id).or_default();
         *shown = now;
-        // Seeing the same screen again keeps the one before it as a base, the look's own
-        // notes (who had the terminal, nothing read past it yet) the new one's.
-        if let Some(last) = looks.back_mut().filter(|last| last.shows_same(&frame)) {
-            (last.owner, last.read_past) = (frame.owner, frame.read_past);
-            budget.release(size);
-            return;
-        }
         looks.push_back(frame);
         seen.bytes += size;
         let looks = &mut seen.sessions.get_mut(&id).expect("just kept").0;

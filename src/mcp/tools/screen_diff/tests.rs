@@ -917,8 +917,8 @@ fn a_screen_seen_before_the_last_one_can_be_the_base() {
     // Only so many looks are kept: the oldest goes first.
     seen.remember(id, Some(back.clone()));
     for n in 0..LOOKS_KEPT {
-        let other = if n % 2 == 0 { &menu } else { &list };
-        seen.remember(id, Some(other.clone()));
+        let row = format!("{n} less");
+        seen.remember(id, Some(frame(&["PID", "1 init", "2 bash", "3 vim", &row, "Quit"], (5, 0))));
     }
     {
         let looks = &seen.seen.lock().unwrap().sessions[&id].0;
@@ -934,6 +934,38 @@ fn a_screen_seen_before_the_last_one_can_be_the_base() {
     let kept = &seen.seen.lock().unwrap().sessions;
     assert_eq!(kept.len(), SESSIONS_KEPT);
     assert!(kept.contains_key(&id) && !kept.contains_key(&SessionId(2)));
+}
+
+/// A screen that comes back while an older look still shows it is that look, moved to the
+/// newest place, not a copy: the looks kept are different screens. mc's viewer paged down,
+/// up and down again (two pages, each shown twice) kept four looks of the viewer's two
+/// pages, and the panels it was opened from, gone, were sent whole when it quit.
+#[test]
+fn a_screen_that_comes_back_is_one_look_moved_to_the_newest_place() {
+    let seen = SeenScreens::default();
+    let id = SessionId(1);
+    let panels = frame(&["Name", "numbers.txt", "notes.txt", "", "", "Quit"], (1, 0));
+    let page = |first: usize| {
+        let rows: Vec<String> = (first..first + 6).map(|n| format!("{n}")).collect();
+        frame(&rows.iter().map(String::as_str).collect::<Vec<_>>(), (0, 0))
+    };
+    seen.remember(id, Some(panels.clone()));
+    for first in [1, 7, 1, 7, 1, 7] {
+        seen.remember(id, Some(page(first)));
+    }
+    {
+        let looks = &seen.seen.lock().unwrap().sessions[&id].0;
+        assert_eq!(looks.iter().cloned().collect::<Vec<_>>(), [panels.clone(), page(1), page(7)]);
+    }
+    // The panels back, unchanged: the screen seen two different screens before the last.
+    let changes = rows_changed(3, Vec::new());
+    assert_eq!(seen.shape(id, &panels, false), Shape::Changes(changes));
+    seen.remember(id, Some(panels.clone()));
+    assert_eq!(seen.shape(id, &page(7), false), Shape::Changes(rows_changed(2, Vec::new())));
+    // The bytes counted are those of the looks kept.
+    let kept = seen.seen.lock().unwrap();
+    let counted: usize = kept.sessions[&id].0.iter().map(Frame::bytes).sum();
+    assert_eq!(kept.bytes, counted);
 }
 
 /// A screen seen again under another foreground group (or after output past it was read)
