@@ -18,8 +18,9 @@ pub(super) const MOVE_SEARCH_ROWS: usize = 512;
 pub(crate) const SESSIONS_KEPT: usize = 256;
 
 /// The most bytes of screens one caller remembers (about: [`Frame::bytes`]): past them the
-/// sessions shown least recently are forgotten first, then the older look of the session
-/// just shown. 256 sessions' four looks at 120x32 take about 12 MiB; large screens (a frame
+/// older looks go first (those of the sessions shown least recently first, the session just
+/// shown's last), each session keeping its last look, then the sessions shown least recently
+/// are forgotten. 256 sessions' four looks at 120x32 take about 12 MiB; large screens (a frame
 /// of 1000x500 is up to a few MiB) no longer multiply by the sessions.
 pub(crate) const SCREEN_BYTES_KEPT: usize = 16 << 20;
 
@@ -181,6 +182,40 @@ impl Seen {
         true
     }
 
+    /// Drops older looks until the looks kept take `within` bytes at most, or each session
+    /// has only its last look, the base of its next screen: other sessions' first, the one
+    /// shown least recently first, then those of session `id`, shown now.
+    fn drop_older_looks(&mut self, id: SessionId, within: usize) {
+        if self.bytes <= within {
+            return;
+        }
+        let mut order: Vec<(u64, SessionId)> =
+            self.sessions.iter().map(|(other, (_, shown))| (*shown, *other)).collect();
+        order.sort_unstable_by_key(|&(shown, other)| (other == id, shown));
+        for (_, other) in order {
+            let looks = &mut self.sessions.get_mut(&other).expect("kept").0;
+            while self.bytes > within && looks.len() > 1 {
+                let old = looks.pop_front().map_or(0, |old| old.bytes());
+                // (`free`, but for the looks borrowed.)
+                self.bytes -= old;
+                self.budget.release(old);
+            }
+        }
+    }
+
+    /// Keeps the looks within [`SCREEN_BYTES_KEPT`], session `id` just shown: older looks go
+    /// first ([`Self::drop_older_looks`]), then other sessions, shown least recently first.
+    /// Forgetting whole sessions first cost their next screens sent whole while other
+    /// sessions kept older looks, a base only for a screen that comes back.
+    fn trim(&mut self, id: SessionId) {
+        self.drop_older_looks(id, SCREEN_BYTES_KEPT);
+        while self.bytes > SCREEN_BYTES_KEPT
+            && let Some(oldest) = self.oldest(id)
+        {
+            self.remove(oldest);
+        }
+    }
+
     /// The session shown least recently, but `except`.
     pub(super) fn oldest(&self, except: SessionId) -> Option<SessionId> {
         self.oldest_shown(Some(except)).map(|(id, _)| id)
@@ -202,6 +237,10 @@ impl SeenScreens {
             return;
         }
         let size = frame.as_ref().map_or(0, Frame::bytes);
+        // Room within this caller's bytes, made by its older looks before any session's last.
+        if frame.is_some() {
+            self.lock().drop_older_looks(id, SCREEN_BYTES_KEPT.saturating_sub(size));
+        }
         // Room in the budget, made (holding no caller's lock) by forgetting the screens shown
         // least recently, whoever's; none for a look larger than the whole budget, which
         // forgetting every caller's screens would not make fit.
@@ -242,20 +281,7 @@ impl SeenScreens {
             let old = looks.pop_front().map_or(0, |old| old.bytes());
             seen.free(old);
         }
-        // Within the bytes kept: other sessions' looks go first, then this one's older look.
-        while seen.bytes > SCREEN_BYTES_KEPT {
-            match seen.oldest(id) {
-                Some(oldest) => seen.remove(oldest),
-                None => {
-                    let looks = &mut seen.sessions.get_mut(&id).expect("just kept").0;
-                    if looks.len() < 2 {
-                        break;
-                    }
-                    let old = looks.pop_front().map_or(0, |old| old.bytes());
-                    seen.free(old);
-                }
-            }
-        }
+        seen.trim(id);
     }
 
     /// This caller's screens, locked.

@@ -998,8 +998,8 @@ fn a_screen_seen_again_under_another_owner_keeps_the_one_before_it() {
 
 /// The screens a caller remembers are bounded in bytes too ([`SCREEN_BYTES_KEPT`]): large
 /// screens of many sessions do not each keep two looks (before, 256 sessions' looks of a
-/// 1000x500 screen were kept whatever their size); the sessions shown least recently go
-/// first, and the session just shown keeps its last look.
+/// 1000x500 screen were kept whatever their size); older looks go first, then the sessions
+/// shown least recently, and the session just shown keeps its last look.
 #[test]
 fn the_screens_remembered_are_bounded_in_bytes() {
     let seen = SeenScreens::default();
@@ -1020,7 +1020,9 @@ fn the_screens_remembered_are_bounded_in_bytes() {
         assert_eq!(kept.bytes, counted);
         // The session just shown keeps its looks, the least recently shown went.
         assert!(!kept.sessions[&SessionId(n)].0.is_empty());
-        if n > 10 {
+        // Sixteen looks fit: once each session kept only its last, the one shown least
+        // recently went.
+        if n > 16 {
             assert!(!kept.sessions.contains_key(&SessionId(1)));
         }
     }
@@ -1029,6 +1031,33 @@ fn the_screens_remembered_are_bounded_in_bytes() {
         seen.forget(SessionId(n));
     }
     assert_eq!(seen.seen.lock().unwrap().bytes, 0);
+}
+
+/// Past [`SCREEN_BYTES_KEPT`], the older looks go before any session's last look: a session
+/// shown earlier keeps the base of its next screen while others keep looks that are a base
+/// only for a screen that comes back. Whole sessions were forgotten first: session 1's last
+/// look went while four others kept four looks each.
+#[test]
+fn older_looks_go_before_a_sessions_last_look() {
+    let seen = SeenScreens::default();
+    let row = "x".repeat(1000);
+    let big = |n: usize| {
+        let rows: Vec<String> = (0..500).map(|r| format!("{n} {r} {row}")).collect();
+        frame(&rows.iter().map(String::as_str).collect::<Vec<_>>(), (0, 0))
+    };
+    let size = big(0).bytes();
+    // Seventeen such looks are past the bytes kept, sixteen within them.
+    assert!(17 * size > SCREEN_BYTES_KEPT && 16 * size <= SCREEN_BYTES_KEPT, "{size}");
+    seen.remember(SessionId(1), Some(big(1)));
+    for n in 2..=5u64 {
+        for look in 0..LOOKS_KEPT {
+            seen.remember(SessionId(n), Some(big(n as usize * 10 + look)));
+        }
+    }
+    let kept = seen.seen.lock().unwrap();
+    let looks = |n: u64| kept.sessions.get(&SessionId(n)).map_or(0, |(looks, _)| looks.len());
+    assert_eq!((1..=5).map(looks).collect::<Vec<_>>(), [1, LOOKS_KEPT - 1, 4, 4, 4]);
+    assert!(kept.bytes <= SCREEN_BYTES_KEPT, "{} bytes kept", kept.bytes);
 }
 
 /// The screens many callers remember are bounded together ([`ScreenBudget`], as a
