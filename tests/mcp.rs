@@ -4486,6 +4486,43 @@ fn a_screen_that_comes_back_after_two_others_is_sent_as_changes() {
     client.finish();
 }
 
+/// A screen seen again is one look, not a copy: mc's viewer paged down, up and down again
+/// (its two pages each shown twice) kept four looks of those two pages, and the panels it
+/// was opened from, pushed out, were sent whole when F10 quit it.
+#[test]
+fn pages_seen_again_do_not_push_out_the_screen_before_them() {
+    if !common::require("mc") {
+        return;
+    }
+    let dir = temp_dir("mc-viewer-again");
+    let numbers: String = (1..=200).map(|n| format!("{n}\n")).collect();
+    std::fs::write(dir.join("numbers.txt"), numbers).unwrap();
+    let home = temp_dir("mc-viewer-again-home");
+    let mut client = Client::initialized("2025-11-25");
+    let argv = json!(["mc", "-u", dir.to_str().unwrap(), dir.to_str().unwrap()]);
+    let env = json!({"HOME": home.to_str().unwrap()});
+    let started =
+        client.call("terminal_start", json!({"argv": argv, "env": env, "cols": 100, "rows": 30}));
+    let id = started["structuredContent"]["session_id"].clone();
+    assert!(text(&started).contains("numbers.txt"), "{}", text(&started));
+    let send = |client: &mut Client, keys: &str, wanted: &str| {
+        let sent = client.call("terminal_send", json!({"session_id": id, "keys": keys}));
+        assert!(text(&sent).contains(wanted), "{keys}: {}", text(&sent));
+        sent
+    };
+    send(&mut client, "<Down>", "numbers.txt");
+    send(&mut client, "<F3>", "UnWrap");
+    send(&mut client, "<PageDown>", "29");
+    send(&mut client, "<PageUp>", "the previous different screen you saw");
+    send(&mut client, "<PageDown>", "the previous different screen you saw");
+    let back = send(&mut client, "<F10>", "");
+    let shown = text(&back);
+    assert!(!shown.contains("numbers.txt"), "the panels sent again: {shown}");
+    assert!(shown.contains("the screen you saw 3 different screens ago"), "{shown}");
+    client.tool("terminal_close", json!({"session_id": id}));
+    client.finish();
+}
+
 /// Idle processes of the test's own, killed when dropped.
 struct Sleepers(Vec<std::process::Child>);
 
