@@ -1396,51 +1396,31 @@ fn an_escape_after_an_escape_comes_as_a_persons_second_press() {
     client.finish();
 }
 
-/// The keys before an Escape in `keys` reach the program before it, as a person's would: sent
-/// in one write, nano took the Escape for a Meta key's prefix and held the keys read with it,
-/// drawing none of them until the next key came, so `hello world<Esc>` left its screen as it
-/// was (`unchanged since your last look`), the text typed but not shown.
+/// The keys before an Escape in `keys`, and text ending in an Escape, reach the program
+/// before it, as a person's would: sent in one write, nano took the Escape for a Meta key's
+/// prefix and held the keys read with it, drawing none of them until the next key came, so
+/// `hello world<Esc>` (or `text: "hello world\\e"`) left its screen as it was (`unchanged
+/// since your last look`), the text typed but not shown.
 #[test]
 fn keys_before_an_escape_are_read_before_it() {
     if !require("nano") {
         return;
     }
-    let file = temp_dir("nano-escape").join("notes.txt");
-    let mut client = Client::initialized("2025-11-25");
-    let argv = json!(["nano", "--ignorercfiles", file.to_str().unwrap()]);
-    let id =
-        client.tool("terminal_start", json!({"argv": argv, "cols": 80, "rows": 24}))["session_id"]
-            .clone();
-    let typed = client.call("terminal_send", json!({"session_id": id, "keys": "hello world<Esc>"}));
-    assert!(text(&typed).contains("1│hello world▌"), "{}", text(&typed));
-    let screen = client.call("terminal_read", json!({"session_id": id, "view": "screen"}));
-    let shown = screen["structuredContent"]["screen"]["text"].as_str().unwrap().to_owned();
-    assert_eq!(shown.lines().nth(1).map(str::trim_end), Some("hello world▌"), "{shown}");
-    client.call("terminal_close", json!({ "session_id": id }));
-    client.finish();
-}
-
-/// Text ending in an Escape is typed as keys ending in one are: the text first, the Escape once
-/// it is read. Sent in one write, nano took the Escape for a Meta key's prefix and held the
-/// text read with it undrawn (`text: "hello world\\e"` left its screen as it was).
-#[test]
-fn text_before_a_last_escape_is_read_before_it() {
-    if !require("nano") {
-        return;
+    for (field, typed) in [("keys", "hello world<Esc>"), ("text", "hello world\\e")] {
+        let file = temp_dir("nano-escape").join(format!("{field}.txt"));
+        let mut client = Client::initialized("2025-11-25");
+        let argv = json!(["nano", "--ignorercfiles", file.to_str().unwrap()]);
+        let started = client.tool("terminal_start", json!({"argv": argv, "cols": 80, "rows": 24}));
+        let id = started["session_id"].clone();
+        let typed = client.call("terminal_send", json!({"session_id": id, field: typed}));
+        assert!(text(&typed).contains("1│hello world▌"), "{field}: {}", text(&typed));
+        let screen = client.call("terminal_read", json!({"session_id": id, "view": "screen"}));
+        let shown = screen["structuredContent"]["screen"]["text"].as_str().unwrap().to_owned();
+        let row = shown.lines().nth(1).map(str::trim_end);
+        assert_eq!(row, Some("hello world▌"), "{field}: {shown}");
+        client.call("terminal_close", json!({ "session_id": id }));
+        client.finish();
     }
-    let file = temp_dir("nano-text-escape").join("notes.txt");
-    let mut client = Client::initialized("2025-11-25");
-    let argv = json!(["nano", "--ignorercfiles", file.to_str().unwrap()]);
-    let id =
-        client.tool("terminal_start", json!({"argv": argv, "cols": 80, "rows": 24}))["session_id"]
-            .clone();
-    let typed = client.call("terminal_send", json!({"session_id": id, "text": "hello world\\e"}));
-    assert!(text(&typed).contains("1│hello world▌"), "{}", text(&typed));
-    let screen = client.call("terminal_read", json!({"session_id": id, "view": "screen"}));
-    let shown = screen["structuredContent"]["screen"]["text"].as_str().unwrap().to_owned();
-    assert_eq!(shown.lines().nth(1).map(str::trim_end), Some("hello world▌"), "{shown}");
-    client.call("terminal_close", json!({ "session_id": id }));
-    client.finish();
 }
 
 /// Under the kitty keyboard protocol an Escape is a sequence of its own (`CSI 27 u`), which no
