@@ -266,11 +266,12 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         });
         // Text ending in an Escape (`hello\e`): the bytes before it first, read before the
         // Escape is typed, as keys before an Escape are (`typing_parts`).
+        let ends_in_escape = bytes.last() == Some(&0x1b);
         let (mut bytes, escape) = match crate::input::keys::text_before_a_last_escape(&bytes) {
             Some((before, escape)) => (before.to_vec(), Some(escape.to_vec())),
             None => (bytes, None),
         };
-        let enter_with_text = submit && paste.is_none() && script.is_none() && escape.is_none();
+        let enter_with_text = submit && paste.is_none() && script.is_none() && !ends_in_escape;
         if enter_with_text {
             bytes.push(b'\r');
         }
@@ -283,22 +284,23 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         if !bytes.is_empty() {
             submits = line.send(&session, Typing::Bytes(bytes))?;
         }
-        let escape_typed = escape.is_some();
         if let Some(escape) = escape {
             let done = "the text before its last Escape was typed, the Escape and the rest not";
             let bound = Some(crate::input::keys::READ_BEFORE_AN_ESCAPE);
             ended = await_read(call, &session, deadline, bound, done)?;
             if !ended {
                 submits = line.send(&session, Typing::Bytes(escape))?;
-                // Read alone before what the call types after it (with it, an Alt chord or a
-                // key code's start), half a second at most, as keys before an Escape are: a
-                // program that never waits for input gets the rest soon. Keys right after it
-                // wait in `press_keys`, which knows whether they begin with an Escape.
-                let more = paste.is_some() || (script.is_none() && submit);
-                let done = "the text was typed, the rest not";
-                let bound = Some(crate::input::keys::READ_BEFORE_AN_ESCAPE);
-                ended = more && await_read(call, &session, deadline, bound, done)?;
             }
+        }
+        // The text's last Escape (text that is only Escapes too) is read alone before what the
+        // call types after it (with it, an Alt chord or a key code's start: fish took `\e\r`
+        // for Alt-Enter), half a second at most, as an Escape in keys is: a program that
+        // never waits for input gets the rest soon. Keys right after it wait in `press_keys`,
+        // which knows whether they begin with an Escape.
+        if ends_in_escape && !ended && (paste.is_some() || (script.is_none() && submit)) {
+            let done = "the text was typed, the rest not";
+            let bound = Some(crate::input::keys::READ_BEFORE_AN_ESCAPE);
+            ended = await_read(call, &session, deadline, bound, done)?;
         }
         if let Some(paste) = paste.filter(|_| !ended) {
             // Bounded by the call's timeout and ended by its cancellation, so a program that
@@ -329,9 +331,9 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
                     (false, false) => None,
                 };
                 // (The text's last Escape, when nothing came between it and the keys.)
-                let after_escape = escape_typed && paste.is_none();
+                let after_escape = ends_in_escape && paste.is_none();
                 let typed = (deadline, earlier.map(|earlier| (earlier, after_escape)));
-                let (all, pressed) = press_keys(call, &session, items, typed, &mut line)?;
+                let (all, pressed) = press_keys(call, &session, items, typed, submit, &mut line)?;
                 submits = pressed.unwrap_or(submits);
                 all
             }
@@ -478,6 +480,7 @@ fn press_keys(
     session: &Session,
     items: &[ScriptItem],
     (deadline, earlier): (std::time::Instant, Option<(&str, bool)>),
+    then_enter: bool,
     line: &mut Taken,
 ) -> Result<(bool, Option<bool>), ToolError> {
     let (earlier, after_escape) = earlier.unzip();
@@ -520,6 +523,11 @@ fn press_keys(
         }
     }
     let submits = send(last)?;
+    // An Enter the call types after keys that end in an Escape waits for it to be read too.
+    let bound = crate::input::keys::part_read_bound(last, "<Enter>", &modes);
+    if then_enter && bound.is_some() && await_read(call, session, deadline, bound, &done)? {
+        return Ok((false, Some(submits)));
+    }
     Ok((true, Some(submits)))
 }
 
