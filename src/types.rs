@@ -111,9 +111,10 @@ impl fmt::Display for ExitStatus {
     }
 }
 
-/// The name of signal `number` on this system (`SIGSEGV`), for the signals that end programs
-/// (`None` for another number): the one naming of signals by number, for a program's exit
-/// and the command line's messages alike.
+/// The name of signal `number` on this system (`SIGSEGV`), for the standard signals, those
+/// that end programs (`SIGSYS`, a seccomp filter's) and those that stop or wake them (`None`
+/// for another number, a real-time signal's): the one naming of signals by number, for a
+/// program's exit and the command line's messages alike.
 pub fn signal_name(number: i32) -> Option<&'static str> {
     use rustix::process::Signal as S;
     let names = [
@@ -134,6 +135,18 @@ pub fn signal_name(number: i32) -> Option<&'static str> {
         (S::TERM, "SIGTERM"),
         (S::XCPU, "SIGXCPU"),
         (S::XFSZ, "SIGXFSZ"),
+        (S::VTALARM, "SIGVTALRM"),
+        (S::PROF, "SIGPROF"),
+        (S::SYS, "SIGSYS"),
+        (S::CHILD, "SIGCHLD"),
+        (S::CONT, "SIGCONT"),
+        (S::STOP, "SIGSTOP"),
+        (S::TSTP, "SIGTSTP"),
+        (S::TTIN, "SIGTTIN"),
+        (S::TTOU, "SIGTTOU"),
+        (S::URG, "SIGURG"),
+        (S::WINCH, "SIGWINCH"),
+        (S::IO, "SIGIO"),
     ];
     names.iter().find(|(signal, _)| signal.as_raw() == number).map(|(_, name)| *name)
 }
@@ -664,6 +677,9 @@ mod tests {
             format!("killed by SIGSEGV (signal {segv})")
         );
         assert_eq!(ExitStatus::Signal(64).to_string(), "killed by signal 64");
+        // A seccomp filter's kill (review wo: `killed by signal 31`).
+        let sys = rustix::process::Signal::SYS.as_raw();
+        assert_eq!(ExitStatus::Signal(sys).to_string(), format!("killed by SIGSYS (signal {sys})"));
         assert_eq!(ExitStatus::Code(3).to_string(), "exit code 3");
     }
 

@@ -38,24 +38,26 @@ pub enum Signal {
     Usr2,
 }
 
-const ALL: [(Signal, &str); 11] = [
-    (Signal::Int, "INT"),
-    (Signal::Term, "TERM"),
-    (Signal::Kill, "KILL"),
-    (Signal::Quit, "QUIT"),
-    (Signal::Hup, "HUP"),
-    (Signal::Tstp, "TSTP"),
-    (Signal::Stop, "STOP"),
-    (Signal::Cont, "CONT"),
-    (Signal::Winch, "WINCH"),
-    (Signal::Usr1, "USR1"),
-    (Signal::Usr2, "USR2"),
+/// Every signal a caller can send, in the order an unknown name's error lists them.
+const ALL: [Signal; 11] = [
+    Signal::Int,
+    Signal::Term,
+    Signal::Kill,
+    Signal::Quit,
+    Signal::Hup,
+    Signal::Tstp,
+    Signal::Stop,
+    Signal::Cont,
+    Signal::Winch,
+    Signal::Usr1,
+    Signal::Usr2,
 ];
 
 impl Signal {
-    /// The name without `SIG`, upper case.
+    /// The name without `SIG`, upper case (from [`crate::signal_name`], the one table).
     pub fn name(self) -> &'static str {
-        ALL.iter().find(|(s, _)| *s == self).map(|(_, n)| *n).unwrap_or("?")
+        let name = crate::types::signal_name(self.to_rustix().as_raw());
+        name.and_then(|name| name.strip_prefix("SIG")).unwrap_or("?")
     }
 
     pub(crate) fn to_rustix(self) -> rustix::process::Signal {
@@ -89,8 +91,8 @@ impl FromStr for Signal {
     fn from_str(text: &str) -> Result<Self, Error> {
         let upper = text.trim().to_ascii_uppercase();
         let name = upper.strip_prefix("SIG").unwrap_or(&upper);
-        ALL.iter().find(|(_, n)| *n == name).map(|(s, _)| *s).ok_or_else(|| {
-            let names: Vec<&str> = ALL.iter().map(|(_, n)| *n).collect();
+        ALL.into_iter().find(|signal| signal.name() == name).ok_or_else(|| {
+            let names: Vec<&str> = ALL.iter().map(|signal| signal.name()).collect();
             Error::InvalidInput(format!(
                 "unknown signal {}; accepted: {} (with or without SIG)",
                 crate::error::quoted(text),
@@ -145,5 +147,16 @@ mod tests {
         assert_eq!("SIGTSTP".parse::<Signal>().unwrap(), Signal::Tstp);
         let err = "SIGFOO".parse::<Signal>().unwrap_err().to_string();
         assert!(err.contains("SIGFOO") && err.contains("USR2"), "{err}");
+    }
+
+    /// Every signal a caller can send is named, from the one table of names by number (it
+    /// had no name for SIGTSTP, SIGSTOP, SIGCONT and SIGWINCH, which `ALL` named apart).
+    #[test]
+    fn every_signal_a_caller_sends_is_named_and_parsed_back() {
+        for signal in ALL {
+            let name = signal.name();
+            assert_ne!(name, "?", "{signal:?}");
+            assert_eq!(name.parse::<Signal>().unwrap(), signal);
+        }
     }
 }
