@@ -80,15 +80,21 @@ pub fn screen_diff(data: &[u8]) {
         feed_whole(&mut terminal, part);
         let styled = terminal.styled_screen();
         let frame = Frame::new(&styled.screen, &styled.runs, styles);
+        let mut told_same = None;
         if let Shape::Changes(changes) = seen.shape(id, &frame, false) {
             let base = &shown[shown.len() - usize::from(changes.look)];
             if let Err(wrong) = rebuilds(base, &changes, &frame) {
                 panic!("{changes:?} do not rebuild the screen: {wrong}");
             }
+            told_same = changes.told_same();
         }
-        seen.remember(id, Some(frame.clone()));
-        // A screen seen again is one look, moved to the newest place.
-        shown.retain(|look| !look.shows_same(&frame));
+        seen.remember(id, Some(frame.clone()), told_same);
+        // A screen told as one seen before is that look, moved to the newest place (as the
+        // caller reads the header); one seen again is too.
+        match told_same {
+            Some(back) => drop(shown.remove(shown.len() - usize::from(back))),
+            None => shown.retain(|look| !look.shows_same(&frame)),
+        }
         shown.push(frame);
     }
 }

@@ -904,8 +904,12 @@ pub(crate) fn show(
         (output, screen_whole) =
             layout(&reading, view, Budget::new(call, args.max_bytes), wait, started);
     }
-    if let Some((_, frame, _)) = reading.screen.filter(|_| !gone) {
-        seen.remember(id, screen_whole.then_some(frame));
+    if let Some((_, frame, shape)) = reading.screen.filter(|_| !gone) {
+        let told_same = match shape {
+            Shape::Changes(changes) => changes.told_same(),
+            Shape::Whole => None,
+        };
+        seen.remember(id, screen_whole.then_some(frame), told_same);
     }
     // Rows below the cursor cut by the budget were not seen whole: the next look shows them.
     if output.structured["below_cursor"]["omitted_bytes"].as_u64().is_some_and(|cut| cut > 0) {

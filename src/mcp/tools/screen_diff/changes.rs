@@ -428,6 +428,14 @@ pub(crate) struct Changes {
 }
 
 impl Changes {
+    /// The look whose screen the caller is told this one is (`unchanged since your last
+    /// look`, `the same as the screen you saw N different screens ago`): no row changed and
+    /// none moved, whatever the look notes that it is not shown (a hidden cursor's place,
+    /// the styles a read asked for).
+    pub(crate) fn told_same(&self) -> Option<u8> {
+        (self.rows.is_empty() && self.moved.is_none()).then_some(self.look)
+    }
+
     /// About the bytes the changes take in a result: the header's note, and each row with its
     /// number (`12│`).
     pub(super) fn cost(&self, frame: &Frame) -> usize {

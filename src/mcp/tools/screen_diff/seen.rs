@@ -182,6 +182,19 @@ impl Seen {
         true
     }
 
+    /// Forgets look `back` of session `id` (1 its last), the screen a result told the caller
+    /// the one it shows is: the new look takes its place, so the caller's count of different
+    /// screens and the one kept agree (review wp: a screen told `the same as` look 2, which
+    /// showed a hidden cursor elsewhere, was kept as a new look, and a screen three looks
+    /// back was then told as `4 different screens ago`, a base the caller did not hold).
+    fn forget_look(&mut self, id: SessionId, back: u8) {
+        let Some((looks, _)) = self.sessions.get_mut(&id) else { return };
+        let Some(at) = looks.len().checked_sub(usize::from(back)) else { return };
+        if let Some(look) = looks.remove(at) {
+            self.free(look.bytes());
+        }
+    }
+
     /// Drops older looks until the looks kept take `within` bytes at most, or each session
     /// has only its last look, the base of its next screen: other sessions' first, the one
     /// shown least recently first, then those of session `id`, shown now.
@@ -228,10 +241,26 @@ impl SeenScreens {
     /// forgotten, so changes are never told against a screen older than one it saw cut. A
     /// look the shared budget has no room for, even once every caller's older looks are
     /// forgotten, is not kept either: the next screen is sent whole.
-    pub(crate) fn remember(&self, id: SessionId, frame: Option<Frame>) {
+    pub(crate) fn remember(&self, id: SessionId, frame: Option<Frame>, told_same: Option<u8>) {
         let budget = self.lock().budget.clone();
+        // A screen told as one the caller saw is that look: moved to the newest place when it
+        // shows the same, else kept as it is now in its stead (it differs only in what the
+        // caller is not shown); no other look is taken for it (the caller moves that one).
+        let mut replaced = false;
+        if let (Some(back), Some(frame)) = (told_same, &frame) {
+            let mut seen = self.lock();
+            let shows_same = seen.sessions.get(&id).and_then(|(looks, _)| {
+                let look = looks.get(looks.len().checked_sub(usize::from(back))?)?;
+                Some(look.shows_same(frame))
+            });
+            replaced = shows_same == Some(false);
+            if replaced {
+                seen.forget_look(id, back);
+            }
+        }
         // A screen seen again takes no bytes more.
         if let Some(frame) = &frame
+            && !replaced
             && self.lock().seen_again(id, frame)
         {
             return;
@@ -239,7 +268,14 @@ impl SeenScreens {
         let size = frame.as_ref().map_or(0, Frame::bytes);
         // Room within this caller's bytes, made by its older looks before any session's last.
         if frame.is_some() {
-            self.lock().drop_older_looks(id, SCREEN_BYTES_KEPT.saturating_sub(size));
+            let mut seen = self.lock();
+            // The oldest look of session `id` first, when it has as many as are kept: the new
+            // one pushes it out (review wp: another look went for it, one short of the bound).
+            let full = seen.sessions.get(&id).is_some_and(|(looks, _)| looks.len() >= LOOKS_KEPT);
+            if full {
+                seen.forget_look(id, LOOKS_KEPT as u8);
+            }
+            seen.drop_older_looks(id, SCREEN_BYTES_KEPT.saturating_sub(size));
         }
         // Room in the budget, made (holding no caller's lock) by forgetting the screens shown
         // least recently, whoever's; none for a look larger than the whole budget, which
@@ -261,7 +297,7 @@ impl SeenScreens {
             return;
         };
         // (Seen meanwhile, in another of the caller's requests.)
-        if seen.seen_again(id, &frame) {
+        if !replaced && seen.seen_again(id, &frame) {
             budget.release(size);
             return;
         }
@@ -338,7 +374,7 @@ impl SeenScreens {
 
     /// Forgets a closed session.
     pub(crate) fn forget(&self, id: SessionId) {
-        self.remember(id, None);
+        self.remember(id, None, None);
     }
 
     /// How to show `frame` of session `id`: whole when `whole` is asked for, when no screen
