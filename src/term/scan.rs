@@ -866,8 +866,14 @@ impl Counts<'_> {
             _ => {}
         }
         if private.is_none() && matches!(action, b'h' | b'l') {
-            // SM and RM: only insert mode (4) matters here, for the cost of text.
-            if Params::parse(digits, overflow).values().contains(&4) {
+            // SM and RM: only insert mode (4) matters here, for the cost of text. Past what is
+            // decoded (16 values, 64 bytes: the parser keeps 32 values and applies each, or
+            // drops a longer list whole) a 4 may set it, or a cut value read as one: insert
+            // mode counts as set when it may be, reset only when it certainly is.
+            let params = Params::parse(digits, overflow);
+            if action == b'h' && params.overflow {
+                *self.insert = true;
+            } else if !params.overflow && params.values().contains(&4) {
                 *self.insert = action == b'h';
             }
             return None;
@@ -893,11 +899,17 @@ impl Counts<'_> {
             if top < bottom {
                 *self.region = top > 1 || bottom < rows;
             }
+            if params.overflow {
+                // Its values may be cut (leading zeros past the bytes kept): it may set one.
+                *self.region = true;
+            }
         }
         if (private, action) == (None, b'Z') {
             // CBT: alacritty looks left for a tab stop once per count, scanning up to the
             // cursor's column each time (the count is clamped to that column by the rules).
-            *self.work += cols * usize::from(params.or(0, 1)).min(cols);
+            // (A count cut past the bytes kept may be any: the most.)
+            let count = if params.overflow { cols } else { usize::from(params.or(0, 1)) };
+            *self.work += cols * count.min(cols);
         }
         if private == Some(b'?') && matches!(action, b'h' | b'l') {
             let values = params.values();
@@ -1427,6 +1439,40 @@ mod tests {
         scanner.set_insert(true);
         assert_eq!(scanner.scan(b"a", 1000, 100_000), (1, Stop::End));
         assert_eq!(scanner.take_work(), 100);
+    }
+
+    /// A parameter list longer than is decoded (16 values, 64 bytes) may set insert mode or a
+    /// scrolling region past what is read, or hold a count whose digits are cut: text then
+    /// counts a row a byte, line feeds a screen's height, a backward tab its most.
+    #[test]
+    fn overflowed_parameter_lists_count_the_most_they_may_cost() {
+        let zeros = "0;".repeat(16);
+        let mut scanner = Scanner::new(80, 24);
+        let input = format!("\x1b[{zeros}4habcdefghij");
+        assert_eq!(scanner.scan(input.as_bytes(), usize::MAX, usize::MAX).0, input.len());
+        assert!(scanner.insert, "insert mode set as the 17th parameter");
+        assert_eq!(scanner.take_work(), 4 + zeros.len() + 10 * 80);
+        // A reset past what is decoded may not be one: insert mode stays on.
+        scanner.scan(format!("\x1b[{zeros}4l").as_bytes(), usize::MAX, usize::MAX);
+        assert!(scanner.insert, "reset only when certainly reset");
+        scanner.scan(b"\x1b[4l", usize::MAX, usize::MAX);
+        assert!(!scanner.insert);
+        // A region's top of 70 digits, cut at 64 bytes (the parser reads 5).
+        let top = format!("\x1b[{}5;10r", "0".repeat(70));
+        let mut scanner = Scanner::new(80, 24);
+        let mut at = 0;
+        while at < top.len() {
+            at += scanner.scan(&top.as_bytes()[at..], usize::MAX, usize::MAX).0;
+        }
+        assert!(scanner.region, "a region whose values are cut may be set");
+        // A backward tab's count cut the same way counts the most, a row a column.
+        let tab = format!("\x1b[{}9Z", "0".repeat(70));
+        let mut scanner = Scanner::new(80, 24);
+        let mut at = 0;
+        while at < tab.len() {
+            at += scanner.scan(&tab.as_bytes()[at..], usize::MAX, usize::MAX).0;
+        }
+        assert_eq!(scanner.take_work(), tab.len() + 80 * 80);
     }
 
     #[test]
