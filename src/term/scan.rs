@@ -237,6 +237,9 @@ pub(crate) struct Scanner {
     /// tested against).
     #[cfg(test)]
     general_only: bool,
+    /// Calls of `plain_ground` (a test counts them).
+    #[cfg(test)]
+    plain_runs: usize,
 }
 
 impl Scanner {
@@ -268,6 +271,8 @@ impl Scanner {
             esc_charset: false,
             #[cfg(test)]
             general_only: false,
+            #[cfg(test)]
+            plain_runs: 0,
         }
     }
 
@@ -404,9 +409,21 @@ impl Scanner {
                     #[cfg(not(test))]
                     let general_only = false;
                     if !self.insert && !self.region && !general_only {
-                        let n = self.plain_ground(&bytes[i..], line_budget, work_budget);
-                        if n > 0 {
+                        let (n, at_escape) =
+                            self.plain_ground(&bytes[i..], line_budget, work_budget);
+                        i += n;
+                        if at_escape {
+                            // Before an ESC it leaves, the budgets not spent: straight to it
+                            // (not round again to the loop and the run before it).
+                            let (n, stop) =
+                                self.ground_escape(&bytes[i..], line_budget, work_budget);
                             i += n;
+                            match stop {
+                                Some(stop) => return (i, stop),
+                                None => continue,
+                            }
+                        }
+                        if n > 0 {
                             continue;
                         }
                     }
@@ -448,18 +465,12 @@ impl Scanner {
                         continue;
                     }
                     // At an ESC.
-                    self.state = State::Escape;
-                    self.work += 1;
-                    i += 1;
-                    if let Some((n, sequence)) =
-                        self.whole_csi(&bytes[i..], line_budget, work_budget)
-                    {
-                        i += n;
-                        if let Some(sequence) = sequence {
-                            return (i, Stop::Sequence(sequence));
-                        }
+                    let (n, stop) = self.ground_escape(&bytes[i..], line_budget, work_budget);
+                    i += n;
+                    match stop {
+                        Some(stop) => return (i, stop),
+                        None => continue,
                     }
-                    continue;
                 }
                 State::Csi => {
                     // Parameter bytes in a tight loop.
@@ -516,6 +527,24 @@ impl Scanner {
         (i, Stop::End)
     }
 
+    /// Takes the ESC `bytes` begins with, in the ground state with the budgets not spent, and
+    /// the CSI sequence it starts when that arrived whole ([`Scanner::whole_csi`]): returns
+    /// the bytes taken, and the stop when the feed loop must handle the sequence.
+    fn ground_escape(
+        &mut self,
+        bytes: &[u8],
+        line_budget: usize,
+        work_budget: usize,
+    ) -> (usize, Option<Stop>) {
+        self.state = State::Escape;
+        self.work += 1;
+        match self.whole_csi(&bytes[1..], line_budget, work_budget) {
+            Some((n, Some(sequence))) => (1 + n, Some(Stop::Sequence(sequence))),
+            Some((n, None)) => (1 + n, None),
+            None => (1, None),
+        }
+    }
+
     /// Takes text and whole CSI sequences that need nothing of the feed loop (SGR, cursor
     /// moves and the other sequences neither counted nor handled here) in one tight loop,
     /// the counts kept in registers, while neither insert mode nor a scrolling region is on
@@ -524,9 +553,21 @@ impl Scanner {
     /// take, with the same counts, and returns how many bytes: it stops at the end, where a
     /// budget runs out (the general path then stops there), and before an ESC whose sequence
     /// is anything else or not whole (the general path then takes it from the ESC). Where the
-    /// budget runs out at an ESC, it takes the ESC alone, as the general path does.
-    fn plain_ground(&mut self, bytes: &[u8], line_budget: usize, work_budget: usize) -> usize {
+    /// budget runs out at an ESC, it takes the ESC alone, as the general path does. Also
+    /// returns whether it stopped before an ESC it leaves, the budgets not spent (the caller
+    /// takes that ESC next, [`Scanner::ground_escape`], without looking for it again).
+    fn plain_ground(
+        &mut self,
+        bytes: &[u8],
+        line_budget: usize,
+        work_budget: usize,
+    ) -> (usize, bool) {
+        #[cfg(test)]
+        {
+            self.plain_runs += 1;
+        }
         let (mut lines, mut work, mut i) = (self.lines, self.work, 0);
+        let mut at_escape = false;
         while i < bytes.len() && lines < line_budget && work < work_budget {
             // (A character between two sequences, as in a spiral of cursor moves, is common
             // enough to be told before setting the search up.)
@@ -574,12 +615,14 @@ impl Scanner {
                 self.state = State::Escape;
                 work += 1;
                 i += 1;
+            } else {
+                at_escape = true;
             }
             break;
         }
         self.lines = lines;
         self.work = work;
-        i
+        (i, at_escape)
     }
 
     /// The stop at the end of a DCS string (none for another string): only a query the
@@ -1439,6 +1482,28 @@ mod tests {
         scanner.set_insert(true);
         assert_eq!(scanner.scan(b"a", 1000, 100_000), (1, Stop::End));
         assert_eq!(scanner.take_work(), 100);
+    }
+
+    /// Where the tight loop stops before an ESC it leaves (a counted or handled sequence, one
+    /// not whole), the scan goes straight to that ESC: the loop runs once, not again at the
+    /// same ESC to find nothing to take.
+    #[test]
+    fn the_tight_loop_runs_once_before_an_escape_it_leaves() {
+        // The input, the bytes scanned, the stop, the tight loop's runs (`CSI S` is counted
+        // and needs no stop: the loop runs again after it, for `xy`).
+        for (input, taken, stop, runs) in [
+            (&b"ab\x1b[2Jcd"[..], 6, csi(b'J', None, b"2"), 1),
+            (b"\x1b[31mab\x1b[5Sxy", 13, Stop::End, 2),
+            (b"ab\x1b[1;2r", 8, csi(b'r', None, b"1;2"), 1),
+            (b"ab\x1b[3", 5, Stop::End, 1),
+            (b"\x1b[3", 3, Stop::End, 1),
+            (b"ab\x1b]0;t\x07", 4, Stop::OscStart, 1),
+            (b"ab\x1b7", 4, Stop::Sequence(Sequence::Esc(b'7')), 1),
+        ] {
+            let mut scanner = Scanner::new(10, 10);
+            assert_eq!(scanner.scan(input, 1000, 100_000), (taken, stop), "{input:?}");
+            assert_eq!(scanner.plain_runs, runs, "{input:?}");
+        }
     }
 
     /// A parameter list longer than is decoded (16 values, 64 bytes) may set insert mode or a
