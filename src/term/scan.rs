@@ -240,6 +240,9 @@ pub(crate) struct Scanner {
     /// Calls of `plain_ground` (a test counts them).
     #[cfg(test)]
     plain_runs: usize,
+    /// Bytes searched for an ESC (a test counts them).
+    #[cfg(test)]
+    searched: usize,
 }
 
 impl Scanner {
@@ -273,6 +276,8 @@ impl Scanner {
             general_only: false,
             #[cfg(test)]
             plain_runs: 0,
+            #[cfg(test)]
+            searched: 0,
         }
     }
 
@@ -438,7 +443,7 @@ impl Scanner {
                         }
                     };
                     let room = (line_budget - self.lines).min(work_room);
-                    let mut run = find_escape(rest);
+                    let mut run = self.escape_within(rest, room);
                     // In a scrolling region, a line feed counts the screen's height: the
                     // text before it is taken first, then the line feed alone.
                     let feed = match self.region {
@@ -527,6 +532,19 @@ impl Scanner {
         (i, Stop::End)
     }
 
+    /// Where the next ESC is in `bytes`, looked for only as far as `room` bytes of text may
+    /// go and one more (an ESC right after them is taken alone where the budget runs out): a
+    /// run the budget cuts short is not searched to its end. Returns `room + 1` when there is
+    /// no ESC before (or the length of `bytes`, when shorter).
+    fn escape_within(&mut self, bytes: &[u8], room: usize) -> usize {
+        let window = &bytes[..bytes.len().min(room.saturating_add(1))];
+        #[cfg(test)]
+        {
+            self.searched += window.len();
+        }
+        find_escape(window)
+    }
+
     /// Takes the ESC `bytes` begins with, in the ground state with the budgets not spent, and
     /// the CSI sequence it starts when that arrived whole ([`Scanner::whole_csi`]): returns
     /// the bytes taken, and the stop when the feed loop must handle the sequence.
@@ -571,11 +589,12 @@ impl Scanner {
         while i < bytes.len() && lines < line_budget && work < work_budget {
             // (A character between two sequences, as in a spiral of cursor moves, is common
             // enough to be told before setting the search up.)
+            let room = (line_budget - lines).min(work_budget - work);
             let run = match bytes.get(i..i + 2) {
                 Some(&[first, 0x1b]) if first != 0x1b => 1,
-                _ => find_escape(&bytes[i..]),
+                _ => self.escape_within(&bytes[i..], room),
             };
-            let take = run.min((line_budget - lines).min(work_budget - work));
+            let take = run.min(room);
             if take > 0 {
                 self.last_home = false;
             }
@@ -1503,6 +1522,31 @@ mod tests {
             let mut scanner = Scanner::new(10, 10);
             assert_eq!(scanner.scan(input, 1000, 100_000), (taken, stop), "{input:?}");
             assert_eq!(scanner.plain_runs, runs, "{input:?}");
+        }
+    }
+
+    /// A run of text the budget cuts short is searched for an ESC only as far as the budget
+    /// lets it go (and one byte more), by the tight loop, in insert mode and in a scrolling
+    /// region: 64 KiB of text taken 100 bytes a scan is not searched to its end each time.
+    #[test]
+    fn text_cut_by_the_budget_is_searched_only_as_far_as_the_budget() {
+        let text = vec![b'x'; 65_536];
+        for (setup, work_budget) in [(&b""[..], 100), (b"\x1b[4h", 1000), (b"\x1b[2;5r", 100)] {
+            let mut scanner = Scanner::new(10, 10);
+            assert_eq!(scanner.scan(setup, usize::MAX, usize::MAX).0, setup.len());
+            scanner.take_work();
+            scanner.searched = 0;
+            let mut at = 0;
+            while at < text.len() {
+                let (n, stop) = scanner.scan(&text[at..], 100, work_budget);
+                at += n;
+                assert!(n > 0 && matches!(stop, Stop::Budget | Stop::End), "{setup:?}");
+                scanner.take_work();
+                scanner.reset_lines();
+            }
+            // Each scan of 100 bytes (in insert mode, 100 rows of work) searches 101.
+            let scans = text.len().div_ceil(100);
+            assert!(scanner.searched <= scans * 101, "{setup:?}: {}", scanner.searched);
         }
     }
 
