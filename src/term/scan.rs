@@ -21,12 +21,16 @@
 //!   their final byte, before the parser has seen it.
 //!
 //! Bytes outside escape sequences are skipped to the next ESC (two eight-byte words, then
-//! `memchr`), and a CSI sequence that arrived whole is taken in one step, its parameters decoded
-//! only for the sequences counted or handled here; a sequence split across reads goes a byte at
-//! a time. Outside insert mode and scrolling regions, text and the whole sequences that need
-//! nothing here (SGR, cursor moves) go through one tight loop, the counts in registers
-//! ([`Scanner::plain_ground`]), which takes exactly what the general path would.
-//! So the scanner costs little next to the emulator itself (BENCHMARKS.md §19, §23, §27).
+//! `memchr`; looked for only as far as the budgets let the text go), and a CSI sequence that
+//! arrived whole is taken in one step, its parameters decoded only for the sequences counted or
+//! handled here; a sequence split across reads goes a byte at a time. Outside insert mode and
+//! scrolling regions, text and the whole sequences that need nothing here go through one tight
+//! loop, the counts in registers ([`Scanner::plain_ground`]), which takes exactly what the
+//! general path would: SGR, the cursor moves `CSI C`, `D`, `E`, `F`, `G`, `H`, `f`, `d`,
+//! `` ` ``, `a`, `I` and the other final bytes neither counted nor handled; the moves the feed loop
+//! handles (`CSI A`, `B`, `e`) and the counted `CSI Z` stop it, as every counted or handled
+//! sequence does. So the scanner costs little next to the emulator itself (BENCHMARKS.md §19,
+//! §23, §27).
 
 use crate::term::queries::DCS_QUERY;
 
@@ -1412,6 +1416,18 @@ mod tests {
             for cuts in splits {
                 let general = run(true, &cuts, lines, work);
                 assert_eq!(run(false, &cuts, lines, work), general, "{cuts:?}, {lines}, {work}");
+            }
+        }
+        // Every line budget and every work budget (up to past the whole input's), in one read
+        // and a byte a read.
+        let all_work = run(true, &[], usize::MAX, usize::MAX).last().map_or(0, |s| s.2.1);
+        let bytewise: Vec<usize> = (1..input.len()).collect();
+        for cuts in [&[][..], &bytewise] {
+            for budget in 1..=all_work + 1 {
+                for (lines, work) in [(budget, usize::MAX), (usize::MAX, budget)] {
+                    let general = run(true, cuts, lines, work);
+                    assert_eq!(run(false, cuts, lines, work), general, "{lines}, {work}");
+                }
             }
         }
         let seen = run(false, &[], usize::MAX, usize::MAX);
