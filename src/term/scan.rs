@@ -1577,8 +1577,13 @@ mod tests {
         assert_eq!(scanner.scan(input.as_bytes(), usize::MAX, usize::MAX).0, input.len());
         assert!(scanner.insert, "insert mode set as the 17th parameter");
         assert_eq!(scanner.take_work(), 4 + zeros.len() + 10 * 80);
-        // A reset past what is decoded may not be one: insert mode stays on.
-        scanner.scan(format!("\x1b[{zeros}4l").as_bytes(), usize::MAX, usize::MAX);
+        // A reset past what is decoded may not be one: insert mode stays on (mode 45, its
+        // digits cut after the 4 at 64 bytes, read as 4).
+        let cut = format!("\x1b[{}45l", "0".repeat(63));
+        let mut at = 0;
+        while at < cut.len() {
+            at += scanner.scan(&cut.as_bytes()[at..], usize::MAX, usize::MAX).0;
+        }
         assert!(scanner.insert, "reset only when certainly reset");
         scanner.scan(b"\x1b[4l", usize::MAX, usize::MAX);
         assert!(!scanner.insert);
