@@ -1137,12 +1137,12 @@ pub(crate) fn bytes_submit(bytes: &[u8]) -> bool {
 }
 
 /// The longest wait for the keys before an Escape to be read before the Escape is typed
-/// anyway ([`Key::read_after_the_keys_before`]), and for an Escape to be read before the keys
-/// after it: nano answers them in a few milliseconds, and a program that never waits for
-/// input (a game redrawing on its own clock) would hold the Escape, or the keys after it, for
-/// the whole wait, which the caller never meant to spend there (it waited 10 s before this
-/// bound). A program slower than this gets them together, as it did before keys were cut at
-/// an Escape.
+/// anyway ([`Key::read_after_the_keys_before`]): nano answers them in a few milliseconds,
+/// and a program that never waits for input (a game redrawing on its own clock) would hold
+/// the Escape for the whole wait, which the caller never meant to spend there (it waited
+/// 10 s before this bound). A program slower than this gets the Escape with its keys, as it
+/// did before keys were cut before an Escape. Text's last Escape is given as long before
+/// what the call types after it.
 pub const READ_BEFORE_AN_ESCAPE: std::time::Duration = std::time::Duration::from_millis(500);
 
 /// The longest wait for an Escape to be read before an Escape right after it is typed: a
@@ -1159,10 +1159,11 @@ pub const BETWEEN_ESCAPES: std::time::Duration = std::time::Duration::from_milli
 /// The longest wait for key script `part`, one of [`typing_parts`]'s, to be read before
 /// `next`, the part after it, is typed: [`BETWEEN_ESCAPES`] when both are Escapes there;
 /// [`READ_BEFORE_AN_ESCAPE`] when `part` was cut only because `next` begins with an Escape
-/// (under the terminal's `modes`, as `typing_parts` cut them), or when `part` ends with an
-/// Escape (a program that never waits for input got the keys after one only at the end of
-/// the caller's wait, 10 s by default: review wo); `None` (the caller's own bound) when
-/// `part` ends with another key read alone (a Tab), or either does not parse.
+/// (under the terminal's `modes`, as `typing_parts` cut them); `None` (the caller's own
+/// bound) when `part` ends with another key read alone, or either does not parse. (The keys
+/// after an Escape wait for it to be read, however long: given half a second, a program
+/// busy longer read `<Esc>Otwo` as the keypad's 4 again, review wq; a program that never
+/// waits for input gets them at the end of the caller's wait.)
 pub fn part_read_bound(
     part: &str,
     next: &str,
@@ -1173,7 +1174,6 @@ pub fn part_read_bound(
     let ends_alone = matches!(part.last(), Some(ScriptItem::Key(key)) if key.read_alone(modes));
     match (escape(part.last()), escape(next.first())) {
         (true, true) => Some(BETWEEN_ESCAPES),
-        (true, false) => Some(READ_BEFORE_AN_ESCAPE),
         (false, true) if !ends_alone => Some(READ_BEFORE_AN_ESCAPE),
         _ => None,
     }
@@ -1234,12 +1234,12 @@ pub fn typing_parts(items: &[ScriptItem], modes: &crate::types::Modes) -> Vec<St
 }
 
 /// [`typing_parts`] each with the longest wait for it to be read before the next part is
-/// typed ([`part_read_bound`]: [`READ_BEFORE_AN_ESCAPE`] before and after an Escape,
+/// typed ([`part_read_bound`]: [`READ_BEFORE_AN_ESCAPE`] before an Escape,
 /// [`BETWEEN_ESCAPES`] for an Escape before another; `None`, the caller's own bound,
 /// otherwise and after the last part). MCP `terminal_send`'s `keys`, `termloom run --keys`
 /// and the testing kit's `press` type their keys so: in the legacy encoding
-/// `ione<Esc><Esc>x` is `ione` (half a second), `<Escape>` (150 ms), `<Escape>` (half a
-/// second), `x`.
+/// `ione<Esc><Esc>x` is `ione` (half a second), `<Escape>` (150 ms), `<Escape>` (the
+/// caller's bound), `x`.
 pub fn typing_steps(
     items: &[ScriptItem],
     modes: &crate::types::Modes,
@@ -1459,7 +1459,7 @@ mod tests {
         // rest, as a person's second press.
         assert_eq!(part_read_bound("<Escape>", "<Escape>"), Some(BETWEEN_ESCAPES));
         assert_eq!(part_read_bound("a<C-[>", "<Escape>q"), Some(BETWEEN_ESCAPES));
-        assert_eq!(part_read_bound("<Escape>", "q"), Some(READ_BEFORE_AN_ESCAPE));
+        assert_eq!(part_read_bound("<Escape>", "q"), None);
         assert_eq!(part_read_bound("a<Tab>", "b"), None);
         assert_eq!(parts("a<Tab>b<S-Tab>c<C-Tab>d"), ["a<Tab>", "b<S-Tab>c<C-Tab>d"]);
         assert_eq!(parts("<M-x><C-c><Up><Up><Enter>"), ["<M-x><C-c><Up><Up><Enter>"]);
@@ -1475,8 +1475,7 @@ mod tests {
     fn typing_steps_bound_each_part_by_the_next() {
         let items = parse_key_script("ione<Esc><Esc>x").unwrap();
         let steps = typing_steps(&items, &crate::types::Modes::OFF);
-        let bounds =
-            [Some(READ_BEFORE_AN_ESCAPE), Some(BETWEEN_ESCAPES), Some(READ_BEFORE_AN_ESCAPE), None];
+        let bounds = [Some(READ_BEFORE_AN_ESCAPE), Some(BETWEEN_ESCAPES), None, None];
         let parts = ["ione", "<Escape>", "<Escape>", "x"].map(str::to_owned);
         assert_eq!(steps, parts.into_iter().zip(bounds).collect::<Vec<_>>());
     }

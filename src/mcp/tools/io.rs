@@ -294,9 +294,9 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         }
         // The text's last Escape (text that is only Escapes too) is read alone before what the
         // call types after it (with it, an Alt chord or a key code's start: fish took `\e\r`
-        // for Alt-Enter), half a second at most, as an Escape in keys is: a program that
-        // never waits for input gets the rest soon. Keys right after it wait in `press_keys`,
-        // which knows whether they begin with an Escape.
+        // for Alt-Enter), half a second at most: a program that never waits for input gets
+        // the rest soon, one busy longer gets them together. Keys right after it wait in
+        // `press_keys`, which knows whether they begin with an Escape.
         if ends_in_escape && !ended && (paste.is_some() || (script.is_none() && submit)) {
             let done = "the text was typed, the rest not";
             let bound = Some(crate::input::keys::READ_BEFORE_AN_ESCAPE);
@@ -523,9 +523,12 @@ fn press_keys(
         }
     }
     let submits = send(last)?;
-    // An Enter the call types after keys that end in an Escape waits for it to be read too.
-    let bound = crate::input::keys::part_read_bound(last, "<Enter>", &modes);
-    if then_enter && bound.is_some() && await_read(call, session, deadline, bound, &done)? {
+    // An Enter the call types after keys that end in an Escape waits for it to be read, as
+    // keys after an Escape do (fish took `\e\r` for Alt-Enter).
+    let ends_in_escape = parse_key_script(last).is_ok_and(|items| {
+        matches!(items.last(), Some(ScriptItem::Key(key)) if key.read_after_the_keys_before(&modes))
+    });
+    if then_enter && ends_in_escape && await_read(call, session, deadline, None, &done)? {
         return Ok((false, Some(submits)));
     }
     Ok((true, Some(submits)))
