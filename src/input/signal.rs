@@ -38,8 +38,9 @@ pub enum Signal {
     Usr2,
 }
 
-/// Every signal a caller can send, in the order an unknown name's error lists them.
-const ALL: [Signal; 11] = [
+/// Every signal a caller can send, in the order an unknown name's error (and MCP's
+/// `terminal_signal` schema) lists them.
+pub(crate) const ALL: [Signal; 11] = [
     Signal::Int,
     Signal::Term,
     Signal::Kill,

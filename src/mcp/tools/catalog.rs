@@ -177,20 +177,9 @@ impl ArgDef {
     }
 }
 
-/// The signals `terminal_signal` sends, in the order its schema lists them.
-const SIGNALS: [Signal; 11] = [
-    Signal::Int,
-    Signal::Term,
-    Signal::Kill,
-    Signal::Quit,
-    Signal::Hup,
-    Signal::Tstp,
-    Signal::Stop,
-    Signal::Cont,
-    Signal::Winch,
-    Signal::Usr1,
-    Signal::Usr2,
-];
+/// The signals `terminal_signal` sends, in the order its schema lists them: every one the
+/// crate sends.
+const SIGNALS: [Signal; 11] = crate::input::signal::ALL;
 
 /// Every tool, in the order `tools/list` lists them.
 pub(crate) const TOOLS: &[ToolDef] = &[
