@@ -355,6 +355,59 @@ fn exec_runs_a_command_in_a_shell_and_exits_with_its_code() {
     assert_eq!(output.status.code(), Some(128 + 9), "{}", describe(&output));
 }
 
+/// A command line holding a control character (`exec sh $'echo a\tb'`) is malformed: the
+/// shell it is typed into would take a tab for completion. It is refused as a usage error
+/// (exit 2) before anything is sent, with the way to give it the character; it was refused
+/// by the server, exit 1, advising the `$'\t'` that had given it the tab.
+#[test]
+fn exec_refuses_a_control_character_as_a_usage_error() {
+    let server = TestServer::start(&[]);
+    server.json(&["start", "--name", "sh"]);
+    for (command, named) in [("echo a\tb", "U+0009 (a tab)"), ("echo \x1b[A", "U+001B (an Escape)")]
+    {
+        let refused = server.cli(&["exec", "sh", command]);
+        assert_eq!(refused.status.code(), Some(2), "{}", describe(&refused));
+        let stderr = String::from_utf8_lossy(&refused.stderr);
+        assert!(stderr.contains("bad value for CMD") && stderr.contains(named), "{stderr}");
+        assert!(stderr.contains("nothing was sent"), "{stderr}");
+        let json = server.cli(&["exec", "sh", command, "--json"]);
+        assert_eq!(json.status.code(), Some(2), "{}", describe(&json));
+        let error: Value = serde_json::from_slice(&json.stdout).unwrap();
+        assert_eq!(error["error"]["kind"], "usage", "{error}");
+    }
+    // The way the message gives works: the session's shell expands it.
+    let given = server.cli(&["exec", "sh", "echo a$'\\t'b | od -c | head -1"]);
+    assert!(given.status.success(), "{}", describe(&given));
+    assert!(String::from_utf8_lossy(&given.stdout).contains("a  \\t   b"), "{}", describe(&given));
+}
+
+/// Sessions named like signals: `signal INT` names the session and lacks the signal, and
+/// `signal TERM INT` when both name sessions is refused as ambiguous (it signalled session
+/// TERM with INT, where `kill`'s order means TERM to session INT); by id it is plain.
+#[test]
+fn a_signal_to_sessions_named_like_signals_is_never_a_guess() {
+    let server = TestServer::start(&[]);
+    server.ok(&["start", "--name", "INT", "--", "sleep", "100"]);
+    server.ok(&["start", "--name", "TERM", "--", "sleep", "100"]);
+    let one = server.cli(&["signal", "INT"]);
+    assert_eq!(one.status.code(), Some(2), "{}", describe(&one));
+    let stderr = String::from_utf8_lossy(&one.stderr);
+    assert!(stderr.contains("INT was taken as the session"), "{stderr}");
+    let both = server.cli(&["signal", "TERM", "INT"]);
+    assert_eq!(both.status.code(), Some(2), "{}", describe(&both));
+    let stderr = String::from_utf8_lossy(&both.stderr);
+    assert!(stderr.contains("is ambiguous") && stderr.contains("nothing was sent"), "{stderr}");
+    assert!(stderr.contains("termloom signal 1 TERM sends TERM to session INT"), "{stderr}");
+    let list = server.json(&["list"]);
+    for session in list["sessions"].as_array().unwrap() {
+        assert_eq!(session["state"], "running", "{list}");
+    }
+    // By id, as the message says.
+    let plain = server.cli(&["signal", "1", "TERM"]);
+    assert!(plain.status.success(), "{}", describe(&plain));
+    assert!(String::from_utf8_lossy(&plain.stdout).contains("SIGTERM"), "{}", describe(&plain));
+}
+
 /// The commands' help is at hand, flags take `--flag=VALUE` too, and the advice in a result
 /// is given in the command line's terms, so it can be followed from a shell.
 #[test]
@@ -1956,17 +2009,18 @@ mod attach {
     }
 
     /// The session's title (a shell's directory, the file an editor has open) is on the
-    /// status line, and follows its changes; control characters in it are not.
+    /// status line, and follows its changes; control characters in it are not. The session
+    /// is shown by its name, even to a person who attached by its id (it said `session 1`).
     #[test]
     fn a_person_sees_the_sessions_title() {
         let server = TestServer::start(&[]);
         let script = "printf '\\033]0;first title\\007'; read x; \
             printf '\\033]2;second\\302\\233title\\007'; exec cat";
         server.ok(&["start", "--name", "titled", "--size", "60x10", "--", "sh", "-c", script]);
-        let person = attach(&server, &["titled"]);
-        person.wait_for_row(23, "session 1 · first title");
+        let person = attach(&server, &["1"]);
+        person.wait_for_row(23, "session titled · first title");
         server.ok(&["send", "titled", "--text", "go", "--submit"]);
-        person.wait_for_row(23, "session 1 · second");
+        person.wait_for_row(23, "session titled · second");
         let status = person.screen().lines[23].clone();
         assert!(status.contains("second\u{fffd}title"), "{status:?}");
         person.session().send_bytes(DETACH).unwrap();
@@ -2436,8 +2490,65 @@ mod attach {
         assert_eq!(person.wait_for_exit(), termloom::ExitStatus::Code(1));
         let output = person.read_output();
         assert!(output.contains("termloom: lost session watched: "), "{output}");
+        assert!(output.contains("was stopped during the attachment"), "{output}");
         assert!(!output.contains("cannot attach"), "{output}");
         person.wait_for_screen_text("shown-line");
+    }
+
+    /// `termloom kill-server` while a person watches, another holds a session, an agent
+    /// waits and another runs a command: each is told the server was stopped, and exits 1.
+    /// (The watchers said "lost session c: the server closed the connection", the wait that
+    /// the session was closed, and the command "finished", exiting 129, as if its shell had
+    /// been hung up on.)
+    #[test]
+    fn kill_server_tells_every_client_the_server_was_stopped() {
+        let server = TestServer::start(&[]);
+        server.ok(&["start", "--name", "c", "--", "sleep", "100"]);
+        server.ok(&["start", "--name", "held", "--", "cat"]);
+        server.ok(&["start", "--name", "sh"]);
+        let watcher = attach(&server, &["c"]);
+        let holder = attach(&server, &["held", "--takeover"]);
+        watcher.wait_for_row(23, "session c");
+        holder.wait_for_row(23, "you hold it");
+        let waiting = Command::new(TERMLOOM)
+            .args(["wait", "c", "--wait-text", "never", "--timeout", "60000", "--json"])
+            .arg("--socket")
+            .arg(&server.socket)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let running = spawn_cli(&server.socket, &["exec", "sh", "sleep 60"]);
+        // Both calls in progress: the wait pending on c, the command's sleep in the shell.
+        let deadline = std::time::Instant::now() + LONG;
+        loop {
+            let list = server.json(&["list"]);
+            let named = |name: &str| {
+                list["sessions"].as_array().unwrap().iter().find(|s| s["name"] == name).cloned()
+            };
+            let pending = named("c").unwrap()["pending_waits"] == 1;
+            let sleeping = named("sh").unwrap()["status"]["foreground"]["name"] == "sleep";
+            if pending && sleeping {
+                break;
+            }
+            assert!(std::time::Instant::now() < deadline, "the calls never began: {list}");
+        }
+        server.ok(&["kill-server"]);
+        let said = "was stopped during the call (`termloom kill-server";
+        let waited = waiting.wait_with_output().unwrap();
+        assert_eq!(waited.status.code(), Some(1), "{}", describe(&waited));
+        let error: Value = serde_json::from_slice(&waited.stdout).unwrap();
+        assert_eq!(error["error"]["kind"], "server", "{error}");
+        assert!(error["error"]["message"].as_str().unwrap().contains(said), "{error}");
+        let ran = running.wait_with_output().unwrap();
+        assert_eq!(ran.status.code(), Some(1), "{}", describe(&ran));
+        assert!(String::from_utf8_lossy(&ran.stderr).contains(said), "{}", describe(&ran));
+        for (person, name) in [(watcher, "c"), (holder, "held")] {
+            assert_eq!(person.wait_for_exit(), termloom::ExitStatus::Code(1), "{name}");
+            let output = person.read_output();
+            assert!(output.contains(&format!("termloom: lost session {name}: ")), "{output}");
+            assert!(output.contains("was stopped during the attachment"), "{output}");
+        }
     }
 
     /// A terminal that can no longer be written to ends the attachment: the person is told

@@ -123,6 +123,42 @@ impl Target {
     }
 
     /// Connects to the running server; the error says none runs, and whether one could.
+    /// Whether the server is gone (stopped, or stopping: it takes no connection, or loses
+    /// the one it took), asked once a call lost its connection or saw its session closed. A
+    /// server being killed may still take a connection for a moment: gone when that
+    /// connection is lost too (a server that does not answer at all within 2 s is not said to
+    /// be gone).
+    pub(super) fn server_gone(&self) -> bool {
+        use std::io::ErrorKind;
+        let lost = |kind| {
+            matches!(
+                kind,
+                ErrorKind::UnexpectedEof
+                    | ErrorKind::BrokenPipe
+                    | ErrorKind::ConnectionReset
+                    | ErrorKind::ConnectionAborted
+            )
+        };
+        match Client::connect(&self.socket) {
+            Ok(mut probe) => {
+                let (answered, answer) = std::sync::mpsc::channel();
+                std::thread::spawn(move || answered.send(probe.hello(None).map(drop)));
+                answer
+                    .recv_timeout(std::time::Duration::from_secs(2))
+                    .is_ok_and(|hello| hello.is_err_and(|err| lost(err.kind())))
+            }
+            Err(err) => matches!(err.kind(), ErrorKind::NotFound | ErrorKind::ConnectionRefused),
+        }
+    }
+
+    /// What a command says of a server that stopped while it ran (see [`Target::server_gone`]).
+    pub(super) fn stopped_during(&self, what: &str) -> String {
+        format!(
+            "the termloom server on {} was stopped during {what} (`termloom kill-server`, a signal or a crash), and its sessions ended with it",
+            self.socket.display()
+        )
+    }
+
     pub(super) fn connect(&self) -> Result<Client, String> {
         self.try_connect()?.ok_or_else(|| self.none_runs())
     }

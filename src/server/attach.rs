@@ -70,6 +70,8 @@ impl Sent {
 /// One person watching one session.
 pub(crate) struct Watch {
     pub session: Session,
+    /// The session's name when it has one (shown on the person's status line).
+    pub name: Option<String>,
     pub outbox: Outbox,
     pub ended: std::sync::Arc<Ended>,
     /// The person holds the session (took it over).
@@ -140,6 +142,7 @@ impl Watch {
         let cursor = screen.cursor;
         Ok(json!({
             "session": self.session.id().0,
+            "name": self.name,
             "cols": screen.cols,
             "rows": screen.rows,
             "lines": screen.lines,

@@ -699,6 +699,7 @@ impl Connection {
         let number = self.number;
         let watching = hub.clone();
         let watch = attach::Watch {
+            name: self.hub.names.name_of(id),
             session,
             outbox: outbox.clone(),
             ended: self.ended.clone(),

@@ -23,9 +23,9 @@
 //!   they take nothing from its read positions: what they would have shown stays new. (Once
 //!   the client only shuts its writing end, the calls still answer with what they read.)
 //! - `termloom/attach` `{"session": ID or NAME, "takeover": bool}`: streams the session's
-//!   screen as `termloom/frame` notifications (`{"session", "cols", "rows", "lines",
+//!   screen as `termloom/frame` notifications (`{"session", "name", "cols", "rows", "lines",
 //!   "styles": [[row, col, width, sgr], ...], "cursor": [row, col] or null, "title",
-//!   "modes", "held", "held_by_other"}`, `sgr` the parameters of the SGR sequence that
+//!   "modes", "held", "held_by_other"}`, `name` the session's name or null, `sgr` the parameters of the SGR sequence that
 //!   draws a run's colours and attributes, `modes` the input modes its program set (as
 //!   [`crate::Modes`]: `app_cursor`, `bracketed_paste`...), `held` whether this connection
 //!   holds the session, `held_by_other` whether another does) whenever it changes (once the client

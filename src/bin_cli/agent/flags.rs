@@ -209,7 +209,7 @@ pub(super) const COMMANDS: &[CommandDef] = &[
         positional: &["ID", "CMD"],
         flags: &[&[flag("--timeout", "timeout_ms", Kind::Number(1, MAX_WAIT_MS), "")], OUTPUT],
         brief: "Run a command in a shell session: its output and code.",
-        summary: "ID CMD [--timeout MS] [--max-bytes N]\n  Runs a command in a shell session started with --shell-integration (or without\n  PROGRAM); prints its output and exits with its exit code. --timeout defaults\n  to 45000 ms; a command still running then (exit 124), or waiting for input (a\n  question, a password, an editor) before (exit 3), goes on: answer it with\n  send.",
+        summary: "ID CMD [--timeout MS] [--max-bytes N]\n  Runs a command in a shell session started with --shell-integration (or without\n  PROGRAM); prints its output and exits with its exit code. --timeout defaults\n  to 45000 ms; a command still running then (exit 124), or waiting for input (a\n  question, a password, an editor) before (exit 3), goes on: answer it with\n  send. CMD is one line without control characters (exit 2): for a tab, let\n  the shell expand it, \"echo a\\$'\\\\t'b\".",
     },
     CommandDef {
         name: "signal",
@@ -217,7 +217,7 @@ pub(super) const COMMANDS: &[CommandDef] = &[
         positional: &["ID", "SIGNAL"],
         flags: &[&[flag("--target", "target", Kind::Choice(&["foreground", "session"]), "")]],
         brief: "Send a signal to a session's program.",
-        summary: "ID SIGNAL [--target session]\n  Sends INT, TERM, KILL, HUP... to the foreground program (or every process).\n  KILL to the session's own program (the one started, or its shell at the\n  prompt) is refused (exit 1): close the session instead, or give\n  --target session.",
+        summary: "ID SIGNAL [--target session]\n  Sends INT, TERM, KILL, HUP... to the foreground program (or every process).\n  KILL to the session's own program (the one started, or its shell at the\n  prompt) is refused (exit 1): close the session instead, or give\n  --target session. ID comes first; sessions named like signals, both words\n  naming one (signal TERM INT), are refused as ambiguous: give the id.",
     },
     CommandDef {
         name: "resize",
@@ -297,14 +297,15 @@ run`, the caller's own process, waits up to a day).
 
 Exit codes: 0 done; 1 the server refused the request (the message says why: an
 unknown session, a value that does not fit the session, such as a row off its
-screen, a session that ended) or could not be reached, a start's wait was
-refused once its program ran (--wait-prompt on a program that marks no prompts:
+screen, a session that ended), could not be reached or was stopped during the
+call (kill-server), a start's wait was refused once its program ran (--wait-prompt on a program that marks no prompts:
 the session is started all the same, and its result printed, a note saying why;
 --json: wait_refusal), the program exited (or the session was closed) before a
 wait's condition held (unless --wait-exit was asked for), or the output could
 not be written; 2 the command line could not be read: an unknown flag, a value
 malformed, empty or out of its range (the message names the range), a send with
-nothing to send, --wait-row alone, a read's --timeout without a wait;
+nothing to send, --wait-row alone, a read's --timeout without a wait, an
+exec's CMD holding a control character, an ambiguous signal;
 3 the program asks for input (a question, a password) before a wait's condition
 held, or `exec`'s command does: the condition cannot hold before an answer
 (type it with send, then wait again; while a person holds the session with

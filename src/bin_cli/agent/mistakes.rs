@@ -148,7 +148,18 @@ pub(super) fn wrong_positionals(command: &CommandDef, positional: &[String]) -> 
             "SIGNAL" => ": INT, TERM, KILL, HUP...",
             _ => "",
         };
-        return format!("`termloom {name}` takes {}; {missing} is missing{what}", wants.join(" "));
+        // `termloom signal INT`: the one word is the session, however like a signal it reads.
+        let taken = match (name, positional) {
+            ("signal", [word]) if word.parse::<termloom::Signal>().is_ok() => format!(
+                " ({word} was taken as the session: give the session first, termloom signal ID \
+                {word})"
+            ),
+            _ => String::new(),
+        };
+        return format!(
+            "`termloom {name}` takes {}; {missing} is missing{what}{taken}",
+            wants.join(" ")
+        );
     }
     let extra = &positional[wants.len()..];
     let quoted = shell_quoted(&extra.join(" "));

@@ -125,6 +125,8 @@ fn call(command: &CommandDef, request: &Request) -> Called {
         });
     }
     let connected = connected.and_then(|client| client.ok_or_else(|| request.target.none_runs()));
+    // Why the command line is ambiguous, found once connected (see [`ambiguous_signal`]).
+    let mut ambiguous = None;
     let result = connected.map_err(Some).and_then(|mut client| {
         let arguments = Value::Object(request.arguments.clone());
         // A stopped or hung server is not waited for forever: the call's own wait, or the
@@ -133,17 +135,63 @@ fn call(command: &CommandDef, request: &Request) -> Called {
         let silence = Duration::from_millis(waits.unwrap_or(LONGEST_DEFAULT_WAIT_MS)) + GRACE;
         client
             .set_answer_timeout(Some(silence))
-            .and_then(|()| client.call_tool_as(Some(&request.client), command.tool, arguments))
+            .and_then(|()| {
+                ambiguous = ambiguous_signal(&mut client, command, request)?;
+                match ambiguous {
+                    Some(_) => Ok(None),
+                    None => client
+                        .call_tool_as(Some(&request.client), command.tool, arguments)
+                        .map(Some),
+                }
+            })
             .map_err(|e| server_failed(&mut client, &e, &request.target))
     });
+    if let Some(why) = ambiguous {
+        return Called::Done(fail(request.json, FailureKind::Usage, None, &why));
+    }
     Called::Done(match result {
-        Ok(result) => report(command, request, &result),
+        Ok(Some(result)) => report(command, request, &result),
+        Ok(None) => unreachable!("a call is left out only for an ambiguous command line"),
         Err(None) => return Called::TurnedAway,
         // Advice such as "`termloom start` starts one" reaches the server asked for.
         Err(Some(message)) => {
             fail(request.json, FailureKind::Server, None, &with_reach(&message, &request.reach))
         }
     })
+}
+
+/// Why `termloom signal ID SIGNAL` is ambiguous, if it is: ID is a signal's name too
+/// (`signal TERM INT`), and both words name sessions, so that the words meant in `kill`'s
+/// order (the signal first) would signal the other session. Asked of the server (the sessions' names)
+/// only then; nothing is sent when it is.
+fn ambiguous_signal(
+    client: &mut termloom::server::Client,
+    command: &CommandDef,
+    request: &Request,
+) -> std::io::Result<Option<String>> {
+    let id = request.arguments.get("session_id").and_then(Value::as_str);
+    let signal = request.arguments.get("signal").and_then(Value::as_str);
+    let (Some(id), Some(signal)) = (id, signal) else { return Ok(None) };
+    if command.name != "signal" || id.parse::<termloom::Signal>().is_err() {
+        return Ok(None);
+    }
+    let list = client.call_tool_as(Some(&request.client), "terminal_list", json!({}))?;
+    let sessions = list.structured.as_ref().map(|list| &list["sessions"]);
+    let id_of = |name: &str| {
+        sessions
+            .and_then(Value::as_array)
+            .and_then(|all| all.iter().find(|session| session["name"] == name))
+            .map(|session| session["session_id"].clone())
+    };
+    // Both words name sessions: either order signals one of them. (When ID names none, the
+    // call is refused as naming no session, the sessions listed.)
+    let (Some(named), Some(other)) = (id_of(id), id_of(signal)) else { return Ok(None) };
+    Ok(Some(format!(
+        "`termloom signal {id} {signal}` is ambiguous: {id} and {signal} name both signals and \
+        sessions ({named} and {other}); nothing was sent. Give the session by its id: termloom \
+        signal {named} {signal} sends {signal} to session {id}, termloom signal {other} {id} \
+        sends {id} to session {signal}"
+    )))
 }
 
 /// The longest a tool waits when the call gives no `timeout_ms` (terminal_run's 45 s, with
@@ -225,29 +273,12 @@ fn server_failed(
         }
         _ => {}
     }
-    let lost = |kind| {
-        matches!(
-            kind,
-            ErrorKind::UnexpectedEof | ErrorKind::BrokenPipe | ErrorKind::ConnectionReset
-        )
-    };
-    // A server being killed may still take a connection for a moment: gone when that
-    // connection is lost too (a server that does not answer at all is not said to be gone).
-    let gone = || match termloom::server::Client::connect(&target.socket) {
-        Ok(mut probe) => {
-            let (answered, answer) = std::sync::mpsc::channel();
-            std::thread::spawn(move || answered.send(probe.hello(None).map(drop)));
-            answer
-                .recv_timeout(std::time::Duration::from_secs(2))
-                .is_ok_and(|hello| hello.is_err_and(|err| lost(err.kind())))
-        }
-        Err(err) => matches!(err.kind(), ErrorKind::NotFound | ErrorKind::ConnectionRefused),
-    };
-    if lost(err.kind()) && gone() {
-        return Some(format!(
-            "the termloom server on {} stopped during the call (`termloom kill-server`, a signal or a crash), and its sessions ended with it",
-            target.socket.display()
-        ));
+    let lost = matches!(
+        err.kind(),
+        ErrorKind::UnexpectedEof | ErrorKind::BrokenPipe | ErrorKind::ConnectionReset
+    );
+    if lost && target.server_gone() {
+        return Some(target.stopped_during("the call"));
     }
     if err.kind() == ErrorKind::TimedOut {
         return Some(format!(
@@ -267,6 +298,10 @@ fn in_our_terms(command: &CommandDef, text: &str, id: Option<&Value>) -> String 
 /// Prints a tool's result and picks the exit code.
 fn report(command: &CommandDef, request: &Request, result: &ToolResult) -> ExitCode {
     let id = request.arguments.get("session_id");
+    if stopped_during_the_call(command, request, result) {
+        let message = with_reach(&request.target.stopped_during("the call"), &request.reach);
+        return fail(request.json, FailureKind::Server, None, &message);
+    }
     if result.is_error {
         let message = in_our_terms(command, &failure_as_named(&result.text, id), id);
         let message = with_reach(&message, &request.reach);
@@ -395,6 +430,25 @@ fn report(command: &CommandDef, request: &Request, result: &ToolResult) -> ExitC
         return ExitCode::from(u8::try_from(code).unwrap_or(1));
     }
     ExitCode::SUCCESS
+}
+
+/// Whether the call's session was closed because the server was stopped during the call
+/// (`termloom kill-server` while a `wait` or an `exec` ran): its result says only that the
+/// session was closed (a wait's `closed`, an `exec` that "finished" with no exit code), so
+/// the server is asked whether it is gone, only then.
+fn stopped_during_the_call(command: &CommandDef, request: &Request, result: &ToolResult) -> bool {
+    let closed = match &result.structured {
+        _ if command.name == "close" => false,
+        _ if result.is_error => {
+            matches!(result.error_code.as_deref(), Some("session_closed" | "engine_stopped"))
+        }
+        Some(structured) => {
+            structured["wait"]["outcome"] == "closed"
+                || structured["status"]["activity"] == "closed"
+        }
+        None => false,
+    };
+    closed && request.target.server_gone()
 }
 
 /// What the command line notes of the call (`arguments`) and its result: a value in

@@ -208,6 +208,12 @@ pub(super) fn parse(command: &CommandDef, args: Vec<String>) -> Result<Parsed, S
                     script and run it"
                     .into());
             }
+            // The line is typed into the shell, whose line editor would take a tab (its
+            // completion), an Escape or a Ctrl-C as a key: refused before anything is sent,
+            // as any malformed value is (the server refused it only once connected, exit 1).
+            "CMD" if value.contains(char::is_control) => {
+                return Err(control_in_command(&value));
+            }
             "CMD" => arguments.insert("command".into(), json!(value)),
             "SIGNAL" => {
                 value.parse::<termloom::Signal>().map_err(|err| {
@@ -273,6 +279,25 @@ pub(super) fn parse(command: &CommandDef, args: Vec<String>) -> Result<Parsed, S
         );
     }
     Ok(Parsed::Run(Request { target, client, reach, json, arguments }))
+}
+
+/// Why CMD, which holds a control character, is refused: which one, and how to write it
+/// for the session's shell to expand (a `$'\t'` in the caller's shell gave it the character).
+fn control_in_command(command: &str) -> String {
+    let control = command.chars().find(|c| c.is_control()).unwrap_or_default();
+    let named = match control {
+        '\t' => " (a tab)".to_owned(),
+        '\x1b' => " (an Escape)".to_owned(),
+        c if u32::from(c) < 0x20 => format!(" (Ctrl-{})", char::from(b'@' + c as u8)),
+        _ => String::new(),
+    };
+    format!(
+        "bad value for CMD: it holds the control character U+{:04X}{named}, which the session's \
+        shell would take as a key, since the line is typed into it; write it for that shell to \
+        expand, as text (termloom exec ID \"echo a\\$'\\\\t'b\" gives it the characters $'\\t'), or \
+        type it with termloom send ID --keys; nothing was sent",
+        u32::from(control)
+    )
 }
 
 /// Whether the command line asks for `--json`, read as [`parse`] reads it (a flag's value, a

@@ -134,7 +134,15 @@ fn draw_status(
     if top > 0 {
         status.push_str(&format!(", rows {top}-{}", top + view_rows - 1));
     }
-    status.push_str(&format!(" · termloom · session {}", frame["session"]));
+    // The session by its name when it has one (as the person knows it), else its id.
+    let name: Option<String> = frame["name"]
+        .as_str()
+        .map(|name| name.chars().filter(|c| !c.is_control()).collect())
+        .filter(|name: &String| !name.is_empty());
+    match name {
+        Some(name) => status.push_str(&format!(" · termloom · session {name}")),
+        None => status.push_str(&format!(" · termloom · session {}", frame["session"])),
+    }
     // The program's title (a shell's directory, the file an editor has open), as tmux shows
     // a pane's: on the status line, not the person's own title, which stays theirs.
     let title = frame["title"].as_str().unwrap_or_default();

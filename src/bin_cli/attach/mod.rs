@@ -362,10 +362,19 @@ pub(super) fn main(args: Vec<String>) -> ExitCode {
             "termloom: what you typed was refused {times}, and not typed; the last time: {why}"
         ));
     }
+    // A session closed under the person as the server stopped (it closes every session
+    // first): the attachment was lost with the server, said as such.
+    if !failed && signalled.is_none() && reason.starts_with("the session was closed") {
+        failed = target.server_gone();
+    }
     let code = if let Some(signal) = signalled {
         tell(format!("termloom: left session {session}: {}", ended_by(signal)));
         ExitCode::from(128 + signal as u8)
     } else if failed {
+        // The connection lost as the server stopped: said so, not as a bare I/O error.
+        if target.server_gone() {
+            reason = target.stopped_during("the attachment");
+        }
         // Once a frame was drawn, the attachment was made: it was lost, not refused.
         match last.is_some() {
             true => tell(format!("termloom: lost session {session}: {reason}")),
