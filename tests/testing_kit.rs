@@ -125,7 +125,8 @@ fn keeping_a_variable_the_kit_sets_gives_the_hosts_value() {
 
 /// A relative program path is taken in the session's working directory, the temporary `HOME`,
 /// not the test's (the crate's): a failed start says so (it said only "No such file or
-/// directory" for a script the crate has), and a script written into `HOME` runs.
+/// directory" for a script the crate has), once (it began "cannot start" twice), and a script
+/// written into `HOME` runs.
 #[test]
 fn a_relative_program_path_is_the_sessions_directorys() {
     assert!(Path::new("tests/without_programs.sh").exists());
@@ -135,6 +136,14 @@ fn a_relative_program_path_is_the_sessions_directorys() {
     let hint =
         "a relative path is taken in the session's working directory, [HOME], not the test's";
     assert!(message.contains(hint), "{message}");
+    // Said once: the engine's message began as the kit's ("cannot start `x`: cannot start
+    // "x": No such file or directory").
+    assert_eq!(message.matches("cannot start").count(), 1, "{message}");
+    let message = panic_message(|| {
+        let _ = TestSession::builder("termloom-no-such-program").arg("-q").start();
+    });
+    let said = "termloom: cannot start `termloom-no-such-program -q`: no such program in PATH";
+    assert!(message.starts_with(said), "{message}");
     let builder = TestSession::builder("./run.sh").file("run.sh", "#!/bin/sh\necho ran-here\n");
     let script = builder.home().join("run.sh");
     std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();

@@ -443,7 +443,15 @@ impl TestSessionBuilder {
             }
         }
         let session = or_panic(engine.spawn(spec), |e| {
-            format!("termloom: cannot start `{command}`: {e}{}", self.relative_program_hint())
+            // The engine's message begins as this one does (`cannot start "prog": `): once.
+            let message = e.to_string();
+            let why = match &e {
+                crate::Error::Spawn { program, .. } => message
+                    .strip_prefix(&format!("cannot start {}: ", crate::error::quoted(program)))
+                    .unwrap_or(&message),
+                _ => &message,
+            };
+            format!("termloom: cannot start `{command}`: {why}{}", self.relative_program_hint())
         });
         let redactions = self.session_redactions(Some(session.pid()));
         let test = TestSession {
