@@ -123,6 +123,26 @@ fn keeping_a_variable_the_kit_sets_gives_the_hosts_value() {
     assert!(lines.contains(&"LANG=C"), "a later env sets its own value:\n{env}");
 }
 
+/// A kit shell with shell integration runs commands as the library's does, each with its
+/// output and exit code, its prompt as the kit sets it; the kit had no way to ask for it, and
+/// `run_command` through `Deref` failed, advising `shell_integration(true)`.
+#[test]
+fn a_kit_shell_with_shell_integration_runs_commands() {
+    if !require("bash") {
+        return;
+    }
+    let shell = TestSession::bash().shell_integration(true).start();
+    let result = shell.run_command("echo hi; false", Duration::from_secs(20)).unwrap();
+    assert_eq!((result.output.as_str(), result.exit_code), ("hi\n", Some(1)), "{result:?}");
+    shell.wait_until(Until::prompt());
+    let screen = shell.screen();
+    assert_eq!(screen.lines[..3], ["$ echo hi; false", "hi", "$"].map(String::from), "{screen}");
+    // Without it, no prompt is marked: the command is refused, saying what to do.
+    let plain = TestSession::bash().start();
+    let err = plain.run_command("echo hi", Duration::from_secs(20)).unwrap_err();
+    assert!(err.to_string().contains("shell_integration(true)"), "{err}");
+}
+
 /// A relative program path is taken in the session's working directory, the temporary `HOME`,
 /// not the test's (the crate's): a failed start says so (it said only "No such file or
 /// directory" for a script the crate has), once (it began "cannot start" twice), and a script

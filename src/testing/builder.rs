@@ -264,6 +264,17 @@ impl TestSessionBuilder {
         self
     }
 
+    /// Starts bash or zsh with shell integration, its prompt marked as
+    /// [`SpawnSpec::shell_integration`] marks it (the prompt looks the same): for
+    /// [`Session::run_command`](crate::Session::run_command), each command's output and exit
+    /// code, and [`Until::prompt`], through the session's `Deref`
+    /// (`TestSession::bash().shell_integration(true).start()`). Without it they fail: no
+    /// prompt is marked. Another program fails to start.
+    pub fn shell_integration(mut self, enabled: bool) -> Self {
+        self.spec = self.spec.shell_integration(enabled);
+        self
+    }
+
     /// Sets the terminal size in columns and rows (default 80x24).
     pub fn size(mut self, cols: u16, rows: u16) -> Self {
         self.spec = self.spec.size(cols, rows);
