@@ -93,7 +93,7 @@ pub fn screen_diff(data: &[u8]) {
         // caller reads the header); one seen again is too.
         match told_same {
             Some(back) => drop(shown.remove(shown.len() - usize::from(back))),
-            None => shown.retain(|look| !look.shows_same(&frame)),
+            None => shown.retain(|look| !look.looks_same(&frame)),
         }
         shown.push(frame);
     }

@@ -1034,3 +1034,103 @@ fn a_wait_refused_after_typing_says_what_was_typed() {
     assert!(sent.text.starts_with("the input was typed"), "{}", sent.text);
     assert!(!sent.text.contains("nothing was sent"), "{}", sent.text);
 }
+
+/// A full-screen program that draws a screen named by each key it reads (`w` `x` `a` `b`),
+/// its cursor hidden at the first column of the last row; `c` draws `a`'s screen with the
+/// hidden cursor five columns on, and `q` quits. Each screen is ten rows of its letter.
+const SCREENS: &str = r#"
+import os, sys, tty
+tty.setraw(0)
+def draw(name, col):
+    rows = "".join((name * 60) + "\r\n" for _ in range(10))
+    sys.stdout.write("\x1b[H\x1b[2J" + rows + "screen " + name + "\x1b[13;%dH" % (col + 1))
+    sys.stdout.flush()
+sys.stdout.write("\x1b[?1049h\x1b[?25l")
+draw("W", 0)
+while True:
+    key = os.read(0, 1).decode()
+    if key == "q":
+        break
+    draw("A" if key == "c" else key.upper(), 5 if key == "c" else 0)
+"#;
+
+/// Starts [`SCREENS`]; returns its session id.
+fn started_screens(toolbox: &Toolbox) -> Value {
+    let start = json!({"argv": ["python3", "-c", SCREENS], "for_screen_text": "screen W"});
+    let started = toolbox.call("terminal_start", &start);
+    assert!(!started.is_error, "{}", started.text);
+    started.structured.unwrap()["session_id"].clone()
+}
+
+/// A whole read of a screen that differs from one the caller saw only in a hidden cursor's
+/// place (which no result shows) is that screen: its look moves to the newest place. Kept as
+/// a new look, it pushed the oldest out and the count of every older screen one too far:
+/// after W, X, A, B and A again (`view="screen"`, the hidden cursor moved), X, three different
+/// screens back, was told as four back.
+#[test]
+fn a_whole_read_of_a_screen_seen_with_its_hidden_cursor_moved_is_that_look() {
+    if !require("python3") {
+        return;
+    }
+    let toolbox = Toolbox::new(engine());
+    let id = started_screens(&toolbox);
+    let send = |keys: &str, view: &str| {
+        let arguments = json!({"session_id": id, "keys": keys, "view": view});
+        let sent = toolbox.call("terminal_send", &arguments);
+        assert!(!sent.is_error, "{}", sent.text);
+        sent.text
+    };
+    for (key, name) in [("x", "X"), ("a", "A"), ("b", "B")] {
+        let shown = send(key, "new");
+        assert!(shown.contains(&format!("screen {name}")), "{shown}");
+    }
+    let again = send("c", "screen");
+    assert!(again.contains("screen A") && again.contains("cursor hidden"), "{again}");
+    let back = send("x", "new");
+    assert!(back.contains("the same as the screen you saw 3 different screens ago"), "{back}");
+    toolbox.call("terminal_close", &json!({"session_id": id}));
+}
+
+/// Reads of one session by one caller running at once shape and remember its screen one
+/// after the other. Each was told the same as look 2 (B, drawn by another caller after this
+/// one saw B, then A); the first moved that look to the newest place, and the second then
+/// forgot the look in its place, A, keeping B twice: A drawn again was not told as the
+/// previous different screen, but sent whole.
+#[test]
+fn reads_of_one_session_at_once_keep_the_looks_they_tell() {
+    if !require("python3") {
+        return;
+    }
+    let engine = engine();
+    let (toolbox, other) = (Toolbox::new(engine.clone()), Toolbox::new(engine));
+    let id = started_screens(&toolbox);
+    let send = |toolbox: &Toolbox, keys: &str| {
+        let arguments = json!({"session_id": id, "keys": keys});
+        let sent = toolbox.call("terminal_send", &arguments);
+        assert!(!sent.is_error, "{}", sent.text);
+        sent.text
+    };
+    send(&toolbox, "b");
+    send(&toolbox, "a");
+    for round in 0..40 {
+        send(&other, "b");
+        let reads: Vec<_> = (0..4)
+            .map(|_| {
+                let toolbox = toolbox.clone();
+                let arguments = json!({"session_id": id});
+                std::thread::spawn(move || toolbox.call("terminal_read", &arguments))
+            })
+            .collect();
+        for read in reads {
+            let read = read.join().unwrap();
+            assert!(!read.is_error, "{}", read.text);
+        }
+        send(&other, "a");
+        let shown = toolbox.call("terminal_read", &json!({"session_id": id})).text;
+        assert!(
+            shown.contains("the same as the previous different screen you saw"),
+            "round {round}: {shown}"
+        );
+    }
+    toolbox.call("terminal_close", &json!({"session_id": id}));
+}

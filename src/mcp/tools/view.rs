@@ -875,6 +875,8 @@ pub(crate) fn show(
         });
     let screen = snapshot.filter(|s| shows_screen(s));
     let seen = &call.caller.seen;
+    // Shaped and remembered in the session's turn: another read of it by this caller waits.
+    let _turn = seen.turn(id);
     // (Who drew it: see `left_full_screen`.)
     let owner = new.status.foreground.as_ref().map(|program| program.pid);
     let screen = screen.map(|s| {

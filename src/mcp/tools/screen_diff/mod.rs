@@ -10,11 +10,11 @@
 //! shown.
 
 use std::collections::hash_map::DefaultHasher;
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::fmt::Write as _;
 use std::hash::{Hash, Hasher};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Condvar, Mutex, Weak};
 
 use crate::term::screen::model::{CURSOR_MARK, CUT_CLAUSE, CUT_MARK, Changed};
 pub(crate) use crate::term::screen::model::{Moved, Slid};
@@ -100,11 +100,24 @@ impl Frame {
     /// `SeenScreens::remember`), not a new one that would push the one before it, the base
     /// a dialog closed is told against, out of the looks kept.
     pub(crate) fn shows_same(&self, other: &Frame) -> bool {
+        self.cursor == other.cursor && self.same_but_cursor(other)
+    }
+
+    /// Whether the caller is shown the same in both: [`Self::shows_same`], but a hidden
+    /// cursor's place, which no result shows (the header says `cursor hidden`). A whole read
+    /// of such a screen is the look it matches, not a new one (see `Seen::seen_again`).
+    pub(crate) fn looks_same(&self, other: &Frame) -> bool {
+        let hidden = !self.cursor.visible && !other.cursor.visible;
+        (self.cursor == other.cursor || hidden) && self.same_but_cursor(other)
+    }
+
+    /// [`Self::shows_same`] but for the cursor.
+    fn same_but_cursor(&self, other: &Frame) -> bool {
         let Frame {
             cols,
             rows,
             alternate,
-            cursor,
+            cursor: _,
             lines,
             texts,
             runs,
@@ -117,12 +130,11 @@ impl Frame {
             read_past: _,
             owner: _,
         } = self;
-        (cols, rows, alternate, cursor, lines, texts, runs, styles)
+        (cols, rows, alternate, lines, texts, runs, styles)
             == (
                 &other.cols,
                 &other.rows,
                 &other.alternate,
-                &other.cursor,
                 &other.lines,
                 &other.texts,
                 &other.runs,

@@ -64,7 +64,7 @@ impl ScreenBudget {
         let mut members = self.members.lock().unwrap_or_else(|e| e.into_inner());
         members.retain(|member| member.strong_count() > 0);
         members.push(Arc::downgrade(&seen));
-        SeenScreens { seen }
+        SeenScreens { seen, turns: Mutex::default(), turn_ended: Condvar::new() }
     }
 
     /// The bytes its callers keep.
@@ -113,9 +113,37 @@ impl ScreenBudget {
 /// at most [`SESSIONS_KEPT`] sessions and [`SCREEN_BYTES_KEPT`] bytes, counted in a
 /// [`ScreenBudget`] shared with other callers (a caller of its own makes one of
 /// [`SCREEN_BYTES_KEPT`]).
+///
+/// Two calls of the caller may read one session at once (an MCP connection runs its calls
+/// side by side; a read takes no input turn): each shapes its screen against the looks kept
+/// and then remembers what it told, so a result's look is named by its place among them
+/// ([`Changes::told_same`]). Each does both within the session's [`ScreenTurn`], so the
+/// second shapes against the looks the first left: two reads told the same as look 2, both
+/// remembered, moved it and then forgot the look that had taken its place.
 #[derive(Debug)]
 pub(crate) struct SeenScreens {
     pub(super) seen: Arc<Mutex<Seen>>,
+    /// The sessions a call of this caller is shaping and remembering a screen of.
+    turns: Mutex<HashSet<SessionId>>,
+    /// Signalled when a turn ends.
+    turn_ended: Condvar,
+}
+
+/// A call's turn at the screens of one session that its caller was shown (see
+/// [`SeenScreens::turn`]): held from shaping a screen to remembering it.
+#[derive(Debug)]
+pub(crate) struct ScreenTurn<'a> {
+    screens: &'a SeenScreens,
+    id: SessionId,
+}
+
+impl Drop for ScreenTurn<'_> {
+    fn drop(&mut self) {
+        let mut turns = self.screens.turns.lock().unwrap_or_else(|e| e.into_inner());
+        turns.remove(&self.id);
+        drop(turns);
+        self.screens.turn_ended.notify_all();
+    }
 }
 
 impl Default for SeenScreens {
@@ -169,14 +197,18 @@ impl Seen {
     /// one's, and the session counts as shown now. Seeing the same screen again keeps the one
     /// before it as a base, and a screen that comes back after others (mc's viewer paged
     /// down, up and down again) is one look, not a copy: the looks kept stay different
-    /// screens, and the ones before them are not pushed out by copies.
+    /// screens, and the ones before them are not pushed out by copies. A look that differs
+    /// only in a hidden cursor's place ([`Frame::looks_same`]) is that screen too, its cursor
+    /// the new one's: a whole read of it, kept as a new look, pushed the count of every older
+    /// screen one too far (`the same as the screen you saw 4 different screens ago` for the
+    /// third).
     fn seen_again(&mut self, id: SessionId, frame: &Frame) -> bool {
         let Some((looks, shown)) = self.sessions.get_mut(&id) else { return false };
-        let Some(at) = looks.iter().rposition(|look| look.shows_same(frame)) else {
+        let Some(at) = looks.iter().rposition(|look| look.looks_same(frame)) else {
             return false;
         };
         let mut look = looks.remove(at).expect("a look");
-        (look.owner, look.read_past) = (frame.owner, frame.read_past);
+        (look.owner, look.read_past, look.cursor) = (frame.owner, frame.read_past, frame.cursor);
         looks.push_back(look);
         *shown = self.budget.tick();
         true
@@ -236,6 +268,19 @@ impl Seen {
 }
 
 impl SeenScreens {
+    /// Waits for session `id`'s turn among this caller's calls, and holds it until the guard
+    /// is dropped: a call takes it before it shapes a screen ([`Self::shape`]) and drops it
+    /// once it remembered what it told ([`Self::remember`]). Held only for that, which waits
+    /// for nothing (a call's wait for output comes before), so a turn is short.
+    pub(crate) fn turn(&self, id: SessionId) -> ScreenTurn<'_> {
+        let mut turns = self.turns.lock().unwrap_or_else(|e| e.into_inner());
+        while turns.contains(&id) {
+            turns = self.turn_ended.wait(turns).unwrap_or_else(|e| e.into_inner());
+        }
+        turns.insert(id);
+        ScreenTurn { screens: self, id }
+    }
+
     /// Remembers that the caller has seen `frame` of session `id` in full, or, when `frame` is
     /// `None` (it was cut), that it has not seen a whole screen since: what it saw before is
     /// forgotten, so changes are never told against a screen older than one it saw cut. A
