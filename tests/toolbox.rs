@@ -1134,3 +1134,28 @@ fn reads_of_one_session_at_once_keep_the_looks_they_tell() {
     }
     toolbox.call("terminal_close", &json!({"session_id": id}));
 }
+
+/// The header names a line wrapped before a wide character as the transcript holds it: a
+/// blank printed in the last column before a wide character at the next row's start is
+/// kept (`a…a 漢 name:`), and the cell the terminal left empty where a wide character did
+/// not fit is not (`a…a漢 name:`). The blank was dropped, guessed from the widths as that
+/// empty cell.
+#[test]
+fn the_header_keeps_a_blank_printed_before_a_wide_character_on_the_next_row() {
+    if !require("sh") {
+        return;
+    }
+    let toolbox = Toolbox::new(engine());
+    let line = "a".repeat(39);
+    for named in [format!("{line} 漢 name:"), format!("{line}漢 name:")] {
+        let prompt = format!("printf '%s ' '{named}'; read x");
+        let start =
+            json!({"argv": ["sh", "-c", prompt], "cols": 40, "rows": 12, "input_wait": true});
+        let started = toolbox.call("terminal_start", &start);
+        assert!(!started.is_error, "{}", started.text);
+        let id = started.structured.unwrap()["session_id"].clone();
+        let read = toolbox.call("terminal_read", &json!({"session_id": id}));
+        assert_eq!(read.text, format!("[sh waiting for a line at \"{named}\" · no new output]"));
+        toolbox.call("terminal_close", &json!({"session_id": id}));
+    }
+}

@@ -19,6 +19,13 @@ pub(crate) fn is_wrapped(row: &Row<Cell>) -> bool {
     row.len() > 0 && row[Column(row.len() - 1)].flags.contains(Flags::WRAPLINE)
 }
 
+/// Whether `row` ends in the cell the terminal left empty where a wide character did not fit
+/// and went on to the next row (alacritty's `LEADING_WIDE_CHAR_SPACER`): no text, unlike a
+/// blank printed there.
+pub(crate) fn ends_in_wide_spacer(row: &Row<Cell>) -> bool {
+    row.len() > 0 && row[Column(row.len() - 1)].flags.contains(Flags::LEADING_WIDE_CHAR_SPACER)
+}
+
 /// The flags of the cells that stand for the second half of a wide character.
 const SPACERS: Flags = Flags::WIDE_CHAR_SPACER.union(Flags::LEADING_WIDE_CHAR_SPACER);
 

@@ -212,6 +212,7 @@ mod tests {
             title: "t\"x".into(),
             modes: Modes::OFF,
             wrapped: Vec::new(),
+            wide_spacer_ends: Vec::new(),
             frames: false,
         }
     }

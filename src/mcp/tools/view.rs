@@ -504,15 +504,14 @@ fn line_after_row(screen: &Screen, row: usize) -> Option<String> {
 /// The blanks after the text of row `at` of `screen`, which wraps into the next, to the last
 /// column, as a transcript line holds them (the screen's rows trim them); none for the one
 /// cell a wide character that begins the next row did not fit in (the terminal left it
-/// empty, as the transcript does: `x…x漢` at 40 columns read `x…x 漢`, review wl).
+/// empty, as the transcript does: `x…x漢` at 40 columns read `x…x 漢`, review wl), which the
+/// grid flags ([`Screen::wide_spacer_ends`]): a blank printed in that cell is kept (guessed
+/// from the widths, `x…x 漢` read `x…x漢`).
 fn wrapped_row_blanks(screen: &Screen, at: usize) -> String {
-    let row = |at: usize| screen.lines.get(at).map_or("", String::as_str);
-    let blanks = usize::from(screen.cols.saturating_sub(cell_col(row(at), row(at).len())));
-    let next_wide = row(at + 1).chars().next().and_then(unicode_width::UnicodeWidthChar::width);
-    match (blanks, next_wide) {
-        (1, Some(2)) => String::new(),
-        _ => " ".repeat(blanks),
-    }
+    let row = screen.lines.get(at).map_or("", String::as_str);
+    let blanks = usize::from(screen.cols.saturating_sub(cell_col(row, row.len())));
+    let spacer = screen.wide_spacer_ends.get(at).copied().unwrap_or(false);
+    " ".repeat(blanks.saturating_sub(usize::from(spacer)))
 }
 
 /// The most bytes of the line the cursor is on that a result's header names (`at "…"`): a
@@ -1407,6 +1406,7 @@ mod tests {
                 modify_other_keys: 2,
             },
             wrapped: Vec::new(),
+            wide_spacer_ends: Vec::new(),
             frames: false,
         }
     }
@@ -1420,6 +1420,7 @@ mod tests {
         let mut screen = screen_of(String::new(), rows.into_iter().collect());
         (screen.cols, screen.rows) = (10, 5);
         screen.wrapped = vec![true, false, true, true, false];
+        screen.wide_spacer_ends = vec![false, false, true, false, false];
         assert_eq!(line_before_row(&screen, 1), format!("{} ", "a".repeat(9)));
         assert_eq!(line_before_row(&screen, 3), "x".repeat(9));
         assert_eq!(line_after_row(&screen, 2).as_deref(), Some("漢> y     z"));

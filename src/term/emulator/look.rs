@@ -5,6 +5,7 @@ use super::*;
 use alacritty_terminal::grid::Row;
 use alacritty_terminal::term::cell::Cell;
 
+use crate::term::row_text::ends_in_wide_spacer;
 use crate::term::suggestion;
 
 impl Emulator {
@@ -193,12 +194,16 @@ impl Emulator {
         let wrapped = (0..grid.screen_lines())
             .map(|line| line < last && is_wrapped(&grid[Line(line as i32)]))
             .collect();
+        let wide_spacer_ends = (0..grid.screen_lines())
+            .map(|line| ends_in_wide_spacer(&grid[Line(line as i32)]))
+            .collect();
         let point = grid.cursor.point;
         Screen {
             cols: self.cols,
             rows: self.rows,
             lines,
             wrapped,
+            wide_spacer_ends,
             frames: !self.alternate() && self.frames.drawing(),
             cursor: Cursor {
                 row: point.line.0.max(0) as u16,

@@ -55,6 +55,11 @@ pub struct Screen {
     /// comparison of a look at the screen with the new output it reads.
     #[serde(skip)]
     pub(crate) wrapped: Vec<bool>,
+    /// For each row, whether its last cell is the one the terminal left empty where a wide
+    /// character did not fit and went on to the next row (no text, unlike a blank printed
+    /// there); missing rows end in none.
+    #[serde(skip)]
+    pub(crate) wide_spacer_ends: Vec<bool>,
     /// The program draws whole frames on the primary screen from its top-left, the cursor
     /// hidden (`top`): it moved the cursor there since its output last scrolled the screen
     /// (see `Scanner::homes`). The MCP tools show it as a full-screen program's, its

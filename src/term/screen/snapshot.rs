@@ -153,6 +153,7 @@ mod tests {
             title: String::new(),
             modes: Modes::OFF,
             wrapped: Vec::new(),
+            wide_spacer_ends: Vec::new(),
             frames: false,
         };
         let text = format_styled_screen(&StyledScreen { screen, runs });

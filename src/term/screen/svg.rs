@@ -450,6 +450,7 @@ mod tests {
                 title: "a <title>".into(),
                 modes: Modes::OFF,
                 wrapped: Vec::new(),
+                wide_spacer_ends: Vec::new(),
                 frames: false,
             },
             runs,

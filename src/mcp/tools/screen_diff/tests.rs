@@ -11,6 +11,7 @@ fn screen(rows: &[&str], cursor: (u16, u16)) -> Screen {
         title: String::new(),
         modes: Modes::OFF,
         wrapped: Vec::new(),
+        wide_spacer_ends: Vec::new(),
         frames: false,
     }
 }
@@ -629,6 +630,7 @@ fn slid_rows(then: &str, now: &str, runs: &[StyleRun]) -> (Changes, Result<(), S
         title: String::new(),
         modes: Modes::OFF,
         wrapped: Vec::new(),
+        wide_spacer_ends: Vec::new(),
         frames: false,
     };
     let (seen, id) = (SeenScreens::default(), SessionId(1));
