@@ -192,6 +192,11 @@ LISTED = re.compile(r"^(\d+)│(.*)$")
 MARKS = str.maketrans("", "", "⟦⟧")
 
 
+def body_all(lines: list[str], at: int) -> list[str]:
+    """The lines after a screen's header, notes included."""
+    return lines[at + 1 :]
+
+
 class KnownScreens:
     r"""The screens a model knows of one session, rebuilt from the results as it reads them:
     a whole screen, or the changes since an earlier one ("your last look", "the previous
@@ -208,6 +213,24 @@ class KnownScreens:
     'panels\nF10 Quit'
     >>> known.read("--- screen 10x2: as at the screen you saw 3 different screens ago, with its rows 0-0 moved to 1-1 ---")
     'page 1\npage 1'
+
+    A screen whose base the model does not know is a look it cannot rebuild (None). Told as
+    the same as a look, it is that look, moved to the newest place, as termloom keeps it,
+    whether the model rebuilt it or not (appended besides, the None pushed every older look
+    one further back). A screen cut by `max_bytes` makes termloom forget what the caller saw
+    (the next one comes whole), and so does the model:
+
+    >>> known = KnownScreens()
+    >>> _ = known.read("--- screen 10x2 ---\npanels\nF10 Quit")
+    >>> _ = known.read("--- screen 10x2: rows changed since the screen you saw 4 different screens ago ---\n0│a")
+    >>> _ = known.read("--- screen 10x2 ---\nmenu\nEsc")
+    >>> known.read("--- screen 10x2: the same as the previous different screen you saw ---")
+    ''
+    >>> known.read("--- screen 10x2: the same as the screen you saw 3 different screens ago ---")
+    'panels\nF10 Quit'
+    >>> _ = known.read("--- screen 10x2 ---\npanels\n[... 9 bytes of the screen left out; read on]")
+    >>> known.looks
+    []
     """
 
     def __init__(self) -> None:
@@ -227,18 +250,31 @@ class KnownScreens:
         else:
             base = self.base(change)
             screen = None if base is None or len(base) != rows else self.changed(base, change, body, cols)
-        if screen is not None and screen in self.looks:
+        if any(line.startswith("[... ") and " of the screen left out" in line for line in body_all(lines, at)):
+            # Seen cut: termloom forgets the caller's screens of the session.
+            self.looks = []
+            return "\n".join(screen or [])
+        # Told as the same as a look, it is that look (rebuilt or not), moved to the newest place.
+        back = self.back(change) if change is not None else None
+        if change is not None and change.startswith(("unchanged since", "the same as")) and back and back <= len(self.looks):
+            del self.looks[-back]
+        elif screen is not None and screen in self.looks:
             self.looks.remove(screen)
         self.looks.append(screen)
         return "\n".join(screen or [])
 
-    def base(self, change: str) -> list[str] | None:
-        """The look a change header is told against, or None when it is not known."""
+    @staticmethod
+    def back(change: str) -> int | None:
+        """How many looks back the screen a change header is told against is (1 the last)."""
         since = SINCE.search(change)
         if not since:
             return None
-        back = 1 if since[0] == "your last look" else int(since[1] or 2)
-        return self.looks[-back] if back <= len(self.looks) else None
+        return 1 if since[0] == "your last look" else int(since[1] or 2)
+
+    def base(self, change: str) -> list[str] | None:
+        """The look a change header is told against, or None when it is not known."""
+        back = self.back(change)
+        return self.looks[-back] if back is not None and back <= len(self.looks) else None
 
     @staticmethod
     def changed(base: list[str], change: str, body: list[str], cols: int) -> list[str]:
