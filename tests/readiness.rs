@@ -1355,7 +1355,8 @@ fn a_secret_through_a_relay_with_too_many_open_files_is_refused_for_that() {
 /// screen's one window. The server, which reads the session's terminal raw, was named
 /// instead, whatever the pane ran (`tmux: server waiting for keys`), and a secret refused.
 /// With a second window, `/proc` cannot tell which one gets the keys: the server reads again,
-/// and a secret is refused.
+/// named as the program the session runs (`tmux`, not its title `tmux: server`), and a secret
+/// is refused.
 #[test]
 fn the_program_in_tmuxs_one_pane_is_named_the_reader_with_its_input() {
     if !require("tmux") || !require("sh") {
@@ -1386,7 +1387,7 @@ fn the_program_in_tmuxs_one_pane_is_named_the_reader_with_its_input() {
     let outcome = expect(&tmux, Until::input_wait());
     assert_eq!(outcome.status.input_kind, Some(InputKind::Keys), "{outcome}");
     let reader = outcome.status.foreground.as_ref().unwrap();
-    assert_eq!((reader.name.as_str(), reader.within.as_deref()), ("tmux: server", None));
+    assert_eq!((reader.name.as_str(), reader.within.as_deref()), ("tmux", None));
     let err = tmux.send_secret("hunter2").unwrap_err();
     assert!(matches!(err, Error::SecretThroughMultiplexer { terminals: Ok(2), .. }), "{err}");
     tmux.close().unwrap();

@@ -1197,3 +1197,29 @@ fn a_dialogs_shadow_is_no_change() {
     assert!(closed.text.contains("the same as the previous different screen"), "{}", closed.text);
     toolbox.call("terminal_close", &json!({"session_id": id}));
 }
+
+/// tmux with two panes is named as the program the session runs, `tmux`: `/proc` cannot tell
+/// which pane is shown and gets the keys, so the reader is its server, which a header named
+/// by its process title, `tmux: server`, a name the session never ran. With one pane the
+/// pane's program is named, in tmux.
+#[test]
+fn tmux_with_two_panes_is_named_tmux_not_its_server() {
+    if !require("tmux") || !require("bash") {
+        return;
+    }
+    let dir = TestDir::new("tmux-split");
+    let socket = dir.join("s");
+    let socket = socket.to_str().unwrap();
+    let _server = TmuxServer(socket);
+    let toolbox = Toolbox::new(engine());
+    let pane = "bash --norc --noprofile -i";
+    let argv = ["tmux", "-S", socket, "-f", "/dev/null", "new-session", pane];
+    let started = toolbox.call("terminal_start", &json!({"argv": argv, "rows": 24}));
+    assert!(started.text.contains("bash in tmux waiting for keys"), "{}", started.text);
+    let id = started.structured.unwrap()["session_id"].clone();
+    let split = json!({"session_id": id, "keys": "<C-b>%", "input_wait": true});
+    let split = toolbox.call("terminal_send", &split);
+    assert!(split.text.starts_with("[tmux waiting for keys"), "{}", split.text);
+    assert!(!split.text.contains("tmux: server"), "{}", split.text);
+    toolbox.call("terminal_close", &json!({"session_id": id}));
+}

@@ -943,7 +943,11 @@ impl Reactor {
                     // for), whose client the session runs.
                     if let Some(reader) = reader.filter(|&r| Some(Some(r)) != group) {
                         let within = procfs::relay_name(reader, slot.pid);
-                        status.foreground = procfs::program_name(reader)
+                        // (The relay itself, `tmux` for its server, when it is the reader.)
+                        let relay = || procfs::relay_own_name(reader, slot.pid);
+                        let name = within.is_none().then(relay).flatten();
+                        status.foreground = name
+                            .or_else(|| procfs::program_name(reader))
                             .map(|name| Process { pid: reader, name, within })
                             .or(status.foreground);
                     }

@@ -302,6 +302,18 @@ pub(crate) fn relay_name(pid: i32, sid: i32) -> Option<String> {
     plain_name(name).then(|| name.to_owned())
 }
 
+/// The name of process `pid` when it is a relay of session `sid` itself (a tmux or GNU screen
+/// server reading the session's terminal for its panes, in a POSIX session of its own with no
+/// terminal), up to any colon (`tmux` for `tmux: server`), as [`relay_name`] names it; `None`
+/// for any other process, or where `/proc` cannot tell. A status names the relay so when it
+/// is the reader: tmux with two panes, which `/proc` cannot tell the shown one of (`tmux:
+/// server waiting for keys` said a name the session never ran).
+pub(crate) fn relay_own_name(pid: i32, sid: i32) -> Option<String> {
+    let stat = read_stat(pid).ok().filter(|stat| stat.session != sid && stat.tty_nr == 0)?;
+    let name = stat.comm.split(':').next().unwrap_or_default().trim();
+    plain_name(name).then(|| name.to_owned())
+}
+
 /// The name a process group goes by: its leader's, or, once the leader has ended and been
 /// reaped (a pipeline's first command done, a shell that exited leaving a job it started in
 /// the background of its group), a live member's; `None` when no process is left in it.
