@@ -99,9 +99,10 @@ pub use error::{Error, PendingSecret, RelayUnseen, Result};
 pub use input::escapes::decode_escapes;
 pub use input::keypad::KeypadKey;
 pub use input::keys::{
-    ACCEPTED_KEY_FORMS, BETWEEN_ESCAPES, Key, KeyCode, KeyParseError, Modifiers,
-    READ_BEFORE_AN_ESCAPE, ScriptItem, bracketed_key_names, key_name_typed_at_end,
-    parse_key_script, part_read_bound, text_before_a_last_escape, typing_parts, typing_steps,
+    ACCEPTED_KEY_FORMS, AFTER_AN_ESCAPE_READ, BETWEEN_ESCAPES, Key, KeyCode, KeyParseError,
+    Modifiers, READ_BEFORE_AN_ESCAPE, ScriptItem, bracketed_key_names, escape_read,
+    key_name_typed_at_end, parse_key_script, part_read_bound, text_before_a_last_escape,
+    text_escape_read, text_typing_steps, typing_parts, typing_steps,
 };
 pub use input::line_breaks::enter_for_line_breaks;
 pub use input::mouse::{MouseButton, MouseEncoding, MouseError};

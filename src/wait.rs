@@ -64,6 +64,9 @@ pub(crate) enum Cond {
     AsksForLine,
     Prompt,
     InputWait,
+    /// The terminal's input queue was found empty at least this long ago, after the last
+    /// input, and the program printed since (see [`Until::input_read`]).
+    InputRead(Duration),
     Any(Vec<Until>),
 }
 
@@ -140,6 +143,10 @@ pub(crate) struct StateView {
     /// redraw or as long as its pace holds, for this much longer (`None`: no such row, or
     /// lines printed and ended): its silence is no sign it settled.
     pub paced: Option<Duration>,
+    /// Time since a look found the terminal's input queue empty after the last input, when
+    /// the program printed after that look (`None`: not looked for, input still unread, or
+    /// nothing printed since it was read): see [`Until::input_read`].
+    pub input_read_for: Option<Duration>,
 }
 
 /// How long a program asking for a line stays quiet before a wait for something else gives up
@@ -600,6 +607,19 @@ impl Until {
         Until(Cond::InputWait)
     }
 
+    /// The program read every byte of input sent to the terminal (its input queue was found
+    /// empty) at least `duration` ago, and printed after it was found so: it took the input
+    /// and went on with it. A program that never waits for input (a game that polls the
+    /// terminal between the frames of its clock) reads a lone Escape so, and the keys after
+    /// it may be typed without waiting for [`Until::input_wait`], which it never meets. A
+    /// program that waits for the rest of a key code after an Escape (vim's `ttimeout`,
+    /// ncurses's `ESCDELAY`) prints nothing until its timer ends, and one busy (vim in
+    /// `system()`) has not read it or prints nothing either: neither is taken for done.
+    /// Linux; elsewhere it never holds.
+    pub fn input_read(duration: Duration) -> Until {
+        Until(Cond::InputRead(duration))
+    }
+
     /// Any of several conditions; the outcome says which one fired.
     pub fn any(conditions: Vec<Until>) -> Until {
         Until(Cond::Any(conditions))
@@ -746,6 +766,11 @@ impl Until {
         self.any_leaf(&|c| matches!(c, Cond::Settled(_) | Cond::AsksForLine))
     }
 
+    /// Whether the condition needs the terminal's input queue looked at ([`Until::input_read`]).
+    pub(crate) fn needs_input_read(&self) -> bool {
+        self.any_leaf(&|c| matches!(c, Cond::InputRead(_)))
+    }
+
     /// Whether the condition needs to know whether the terminal takes whole lines.
     pub(crate) fn needs_line_check(&self) -> bool {
         self.any_leaf(&|c| matches!(c, Cond::AsksForLine))
@@ -818,6 +843,7 @@ impl Until {
             }
             Cond::Prompt => view.at_prompt,
             Cond::InputWait => view.input_wait == Some(true) && view.stable_for >= view.settle,
+            Cond::InputRead(d) => view.input_read_for.is_some_and(|read| read >= *d),
             Cond::AsksForLine => {
                 view.input_wait == Some(true)
                     && view.line_input
@@ -857,6 +883,11 @@ impl Until {
             } else {
                 INPUT_WAIT_POLL
             }),
+            // Looked at again until the queue is found empty, then at the time's end (output
+            // checks it again too).
+            Cond::InputRead(d) => {
+                Some(view.input_read_for.map_or(INPUT_WAIT_POLL, |read| d.saturating_sub(read)))
+            }
             // Nothing to look at again before the program prints or is typed to.
             Cond::AsksForLine if !view.answered_since => None,
             Cond::AsksForLine => {
@@ -1090,6 +1121,7 @@ impl fmt::Display for Until {
             Cond::Quiet(d) | Cond::Settled(d) => write!(f, "quiet for {}", in_ms(*d)),
             Cond::Prompt => f.write_str("shell prompt"),
             Cond::InputWait => f.write_str("waiting for input"),
+            Cond::InputRead(d) => write!(f, "input read {} ago", in_ms(*d)),
             Cond::AsksForLine => f.write_str("the program asks for a line"),
             Cond::Any(all) => {
                 let parts: Vec<String> = all.iter().map(Until::to_string).collect();
@@ -1331,7 +1363,23 @@ mod tests {
             sleeping: None,
             following: false,
             paced: None,
+            input_read_for: None,
         }
+    }
+
+    /// `input_read` holds once the input was found read (and the program printed since) for
+    /// its time, and is looked at again until then.
+    #[test]
+    fn input_read_holds_once_read_for_its_time() {
+        let ms = Duration::from_millis;
+        let until = Until::input_read(ms(1100));
+        let view = |read: Option<u64>| StateView { input_read_for: read.map(ms), ..quiet_view(0) };
+        assert!(until.match_state(&view(None)).is_none());
+        assert!(until.match_state(&view(Some(1000))).is_none());
+        assert!(until.match_state(&view(Some(1100))).is_some());
+        assert_eq!(until.recheck_in(&view(None)), Some(INPUT_WAIT_POLL));
+        assert_eq!(until.recheck_in(&view(Some(1000))), Some(ms(100)));
+        assert!(until.needs_input_read() && !Until::input_wait().needs_input_read());
     }
 
     /// A look asks the terminal whether output waits unread only for a condition that reads

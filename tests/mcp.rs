@@ -1507,7 +1507,9 @@ fn an_escape_after_keys_reaches_a_program_that_never_waits_soon() {
 /// keys after text that is only an Escape went
 /// with it; to a program that never waits for input, keys after text ending in an Escape
 /// waited the call's whole timeout, and an Escape in keys after the text's Escape half a
-/// second, not `BETWEEN_ESCAPES`. Each program prints each read with its time on a row of its
+/// second, not `BETWEEN_ESCAPES`; keys after an Escape in keys waited the call's whole timeout
+/// (the program read the Escape, but never waits for input), and text's last Escapes went in
+/// one write. Each program prints each read with its time on a row of its
 /// own; the first reads what it is sent 0.2 s late, the second redraws a clock every 50 ms,
 /// so it never waits for input.
 #[test]
@@ -1551,8 +1553,13 @@ fn each_piece_around_an_escape_is_read_apart_and_soon() {
         (
             &never_waits,
             json!({"text": "x\\e", "keys": "q"}),
-            &[("78", 9.0), ("1b", 1.5), ("71", 1.5)][..],
+            &[("78", 9.0), ("1b", 1.5), ("71", 2.5)][..],
         ),
+        // (Keys after an Escape in keys: they waited the call's whole timeout.)
+        (&never_waits, json!({"keys": "<Esc>q"}), &[("1b", 9.0), ("71", 2.5)][..]),
+        (&never_waits, json!({"keys": "a<Esc>q"}), &[("61", 9.0), ("1b", 1.5), ("71", 2.5)][..]),
+        // (Escapes ending the text: they went in one write.)
+        (&never_waits, json!({"text": "x\\e\\e"}), &[("78", 9.0), ("1b", 1.5), ("1b", 0.35)][..]),
     ];
     let mut client = Client::initialized("2025-11-25");
     for (script, typed, reads) in cases {

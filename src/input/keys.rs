@@ -1179,6 +1179,71 @@ pub fn part_read_bound(
     }
 }
 
+/// How long after a program read an Escape typed alone, and went on (printed since), the keys
+/// after it are typed when it does not wait for input ([`escape_read`]): longer than any
+/// wait for the rest of a key code after an Escape (a second at most: vim's `timeoutlen`,
+/// ncurses's `ESCDELAY`, mc's timer; a poll with a longer timer is an idle tick), and 100 ms
+/// of slack. Given
+/// [`BETWEEN_ESCAPES`], vim `-u NONE` (which draws within its second's wait) took
+/// `<Esc>Otwo` for the keypad's 4 again.
+pub const AFTER_AN_ESCAPE_READ: std::time::Duration =
+    crate::os::procfs::SHORT_TIMER.saturating_add(crate::os::procfs::TIMER_SLACK);
+
+/// What else shows that key script `part`, one of [`typing_parts`]'s, ending in an Escape
+/// (under the terminal's `modes`), was read alone, besides the program's wait for input:
+/// the terminal's input queue found empty, the program printing after that, and
+/// [`AFTER_AN_ESCAPE_READ`] since ([`Until::input_read`](crate::Until::input_read)). A
+/// program that never waits for input (a game polling the terminal between the frames of
+/// its clock) gets the keys after the Escape so, a second on, not at the end of the
+/// caller's wait (10 s or more); one waiting for the rest of a key code (vim's `ttimeout`,
+/// ncurses's `ESCDELAY`) has answered the Escape alone by then, and one busy in canonical
+/// mode (vim in `system()`) has not read it (an Escape in a line not ended is not counted
+/// read). `None` for a part that does not end in an Escape (or does not parse). MCP
+/// `terminal_send`, `termloom run` and the testing kit's `press` and `send_text` end their
+/// waits so.
+pub fn escape_read(part: &str, modes: &crate::types::Modes) -> Option<crate::Until> {
+    let items = parse_key_script(part).ok()?;
+    matches!(items.last(), Some(ScriptItem::Key(key)) if key.read_after_the_keys_before(modes))
+        .then(|| crate::Until::input_read(AFTER_AN_ESCAPE_READ))
+}
+
+/// [`escape_read`] for a piece of text, one of [`text_typing_steps`]'s: the condition when it
+/// is an Escape (ends in one), `None` otherwise.
+pub fn text_escape_read(piece: &[u8]) -> Option<crate::Until> {
+    (piece.last() == Some(&0x1b)).then(|| crate::Until::input_read(AFTER_AN_ESCAPE_READ))
+}
+
+/// Text to type (its escapes decoded) cut as [`typing_steps`] cuts keys: the bytes before the
+/// Escapes it ends with, then each of those Escapes alone, each with the longest wait for it
+/// to be read before the next is typed ([`READ_BEFORE_AN_ESCAPE`] before the first Escape,
+/// [`BETWEEN_ESCAPES`] for an Escape before another, `None`, the caller's own bound, after
+/// the last). `x\e\e` is `x`, `\e`, `\e`: typed in one write, mc took the two Escapes for
+/// one cancel, bubbletea for Alt-Escape. Text that does not end in an Escape is one piece
+/// (an Escape inside the text, `\e[A`, is typed with the bytes around it, as given); empty
+/// text none. MCP `terminal_send`'s `text`, `termloom run --send` and the testing kit's
+/// `send_text` are typed so.
+///
+/// ```
+/// use termloom::{BETWEEN_ESCAPES, READ_BEFORE_AN_ESCAPE};
+/// let steps = termloom::text_typing_steps(b"x\x1b\x1b");
+/// let x = (&b"x"[..], Some(READ_BEFORE_AN_ESCAPE));
+/// assert_eq!(steps, [x, (&b"\x1b"[..], Some(BETWEEN_ESCAPES)), (&b"\x1b"[..], None)]);
+/// assert_eq!(termloom::text_typing_steps(b"\x1b[A"), [(&b"\x1b[A"[..], None)]);
+/// ```
+pub fn text_typing_steps(bytes: &[u8]) -> Vec<(&[u8], Option<std::time::Duration>)> {
+    let kept = bytes.len() - bytes.iter().rev().take_while(|&&byte| byte == 0x1b).count();
+    let mut steps = Vec::new();
+    if kept > 0 {
+        let bound = (kept < bytes.len()).then_some(READ_BEFORE_AN_ESCAPE);
+        steps.push((&bytes[..kept], bound));
+    }
+    for at in kept..bytes.len() {
+        let bound = (at + 1 < bytes.len()).then_some(BETWEEN_ESCAPES);
+        steps.push((&bytes[at..=at], bound));
+    }
+    steps
+}
+
 /// Text to type (its escapes decoded) cut before the Escapes it ends with, when other bytes
 /// come before them: `hello\e` is `hello`, typed first and given [`READ_BEFORE_AN_ESCAPE`] to
 /// be read, then the Escape, as [`typing_parts`] cuts `hello<Esc>` (nano, read with them,

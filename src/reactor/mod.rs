@@ -439,6 +439,9 @@ struct Slot {
     /// When Escape was last pressed (not an Escape starting a key code, such as an arrow's):
     /// a line editor in vi mode may have left insert mode since.
     escape_typed: Option<Instant>,
+    /// When a look for `Until::input_read` first found the terminal's input queue empty
+    /// after the last input (see `input_wait::input_read_for`).
+    input_drained: Option<Instant>,
     /// When the last input that submitted a line (see `requests::submits_line`) was written, the transcript
     /// line the cursor was on then, where it was typed, and that of the line submitted before
     /// it: a probe tells a REPL working on that line by the cursor on the line after it (see

@@ -359,6 +359,7 @@ impl Reactor {
                 last_typed_byte: None,
                 typed_text: String::new(),
                 escape_typed: None,
+                input_drained: None,
                 submitted: None,
                 bytes_in: 0,
                 bytes_out: 0,

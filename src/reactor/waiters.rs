@@ -357,6 +357,10 @@ impl Reactor {
         } else {
             (None, None)
         };
+        let input_read_for = match slot.waiters.iter().any(|w| w.until.needs_input_read()) {
+            true => input_wait::input_read_for(slot, now),
+            false => None,
+        };
         let at_prompt = slot.terminal.shell().at_prompt
             && slot.terminal.shell().prompt_at.is_some_and(|at| at >= slot.last_input);
         let line_input = input_wait == Some(true)
@@ -381,6 +385,7 @@ impl Reactor {
                 .pace_left(now.saturating_duration_since(slot.last_output), meter_runs)
                 .filter(|_| slot.cadence.row_redrawn()),
             answered_since: true,
+            input_read_for,
         };
         let ended = match (slot.exit, slot.closed) {
             (Some(status), _) => Some(Fired::Exited { status }),

@@ -264,16 +264,21 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         let bytes = text.map_or_else(Vec::new, |text| {
             crate::input::line_breaks::enter_for_line_breaks(&crate::decode_escapes(text))
         });
-        // Text ending in an Escape (`hello\e`): the bytes before it first, read before the
-        // Escape is typed, as keys before an Escape are (`typing_parts`).
+        // Text ending in Escapes (`hello\e`, `x\e\e`): the bytes before them first, read
+        // before the first Escape is typed, then each Escape alone, as keys before an Escape
+        // and an Escape after another are (`text_typing_steps`).
         let ends_in_escape = bytes.last() == Some(&0x1b);
-        let (mut bytes, escape) = match crate::input::keys::text_before_a_last_escape(&bytes) {
-            Some((before, escape)) => (before.to_vec(), Some(escape.to_vec())),
-            None => (bytes, None),
-        };
+        let mut pieces: Vec<(Vec<u8>, Option<std::time::Duration>)> =
+            crate::input::keys::text_typing_steps(&bytes)
+                .into_iter()
+                .map(|(piece, bound)| (piece.to_vec(), bound))
+                .collect();
         let enter_with_text = submit && paste.is_none() && script.is_none() && !ends_in_escape;
         if enter_with_text {
-            bytes.push(b'\r');
+            match pieces.last_mut() {
+                Some((piece, _)) => piece.push(b'\r'),
+                None => pieces.push((b"\r".to_vec(), None)),
+            }
         }
         // The waits between the pieces this call types take at most its timeout in all.
         let timeout = args.uint("timeout_ms").map(std::time::Duration::from_millis);
@@ -281,26 +286,26 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         let deadline = typing + timeout.unwrap_or(call.engine.config().default_wait_timeout);
         // The program ended while the call typed: the rest is not typed.
         let mut ended = false;
-        if !bytes.is_empty() {
-            submits = line.send(&session, Typing::Bytes(bytes))?;
-        }
-        if let Some(escape) = escape {
-            let done = "the text before its last Escape was typed, the Escape and the rest not";
-            let bound = Some(crate::input::keys::READ_BEFORE_AN_ESCAPE);
-            ended = await_read(call, &session, deadline, bound, done)?;
-            if !ended {
-                submits = line.send(&session, Typing::Bytes(escape))?;
+        for (at, (piece, _)) in pieces.iter().enumerate() {
+            if let Some((before, bound)) = at.checked_sub(1).map(|before| &pieces[before]) {
+                let done = "the text before its last Escapes was typed, the rest not";
+                let also = crate::input::keys::text_escape_read(before);
+                ended = await_read(call, &session, deadline, *bound, also, done)?;
+                if ended {
+                    break;
+                }
             }
+            submits = line.send(&session, Typing::Bytes(piece.clone()))?;
         }
         // The text's last Escape (text that is only Escapes too) is read alone before what the
         // call types after it (with it, an Alt chord or a key code's start: fish took `\e\r`
-        // for Alt-Enter), half a second at most: a program that never waits for input gets
-        // the rest soon, one busy longer gets them together. Keys right after it wait in
-        // `press_keys`, which knows whether they begin with an Escape.
+        // for Alt-Enter): once the program waits for input, or read it and went on (one that
+        // never waits for input); one busy longer gets the rest once it is done. Keys right
+        // after it wait in `press_keys`, which knows whether they begin with an Escape.
         if ends_in_escape && !ended && (paste.is_some() || (script.is_none() && submit)) {
             let done = "the text was typed, the rest not";
-            let bound = Some(crate::input::keys::READ_BEFORE_AN_ESCAPE);
-            ended = await_read(call, &session, deadline, bound, done)?;
+            let also = crate::input::keys::text_escape_read(b"\x1b");
+            ended = await_read(call, &session, deadline, None, also, done)?;
         }
         if let Some(paste) = paste.filter(|_| !ended) {
             // Bounded by the call's timeout and ended by its cancellation, so a program that
@@ -499,14 +504,17 @@ fn press_keys(
         ScriptItem::Key(key) => key.read_after_the_keys_before(&modes),
         ScriptItem::Text(_) => false,
     });
-    let bound = match (after_escape == Some(true), escape_first) {
-        (true, true) => Some(crate::input::keys::BETWEEN_ESCAPES),
-        (false, false) => None,
-        _ => Some(crate::input::keys::READ_BEFORE_AN_ESCAPE),
+    // (After the text's Escape, the keys wait for it to be read as keys after an Escape do:
+    // `escape_read`.)
+    let (bound, also) = match (after_escape == Some(true), escape_first) {
+        (true, true) => (Some(crate::input::keys::BETWEEN_ESCAPES), None),
+        (true, false) => (None, crate::input::keys::text_escape_read(b"\x1b")),
+        (false, true) => (Some(crate::input::keys::READ_BEFORE_AN_ESCAPE), None),
+        (false, false) => (None, None),
     };
-    if let (Some(earlier), Some(bound)) = (earlier, bound) {
+    if let Some(earlier) = earlier.filter(|_| bound.is_some() || also.is_some()) {
         let done = format!("{earlier} was typed, the keys not");
-        if await_read(call, session, deadline, Some(bound), &done)? {
+        if await_read(call, session, deadline, bound, also, &done)? {
             return Ok((false, None));
         }
     }
@@ -518,7 +526,8 @@ fn press_keys(
     };
     for (part, bound) in before {
         let submits = send(part)?;
-        if await_read(call, session, deadline, *bound, &done)? {
+        let also = crate::input::keys::escape_read(part, &modes);
+        if await_read(call, session, deadline, *bound, also, &done)? {
             return Ok((false, Some(submits)));
         }
     }
@@ -528,15 +537,17 @@ fn press_keys(
     let ends_in_escape = parse_key_script(last).is_ok_and(|items| {
         matches!(items.last(), Some(ScriptItem::Key(key)) if key.read_after_the_keys_before(&modes))
     });
-    if then_enter && ends_in_escape && await_read(call, session, deadline, None, &done)? {
+    let also = crate::input::keys::escape_read(last, &modes);
+    if then_enter && ends_in_escape && await_read(call, session, deadline, None, also, &done)? {
         return Ok((false, Some(submits)));
     }
     Ok((true, Some(submits)))
 }
 
 /// Waits for the program in `session` to read what a `terminal_send` call typed so far
-/// before it types more: the default wait ([`waits::Plan::settle`]), at most `bound` and
-/// until `deadline` (none once it has passed). Whether the program ended (exited, or the
+/// before it types more: the default wait ([`waits::Plan::settle`]), or `also` (after an
+/// Escape: [`escape_read`](crate::input::keys::escape_read)), at most `bound` and until
+/// `deadline` (none once it has passed). Whether the program ended (exited, or the
 /// session closed), so that the rest is not typed; an error when the call is cancelled.
 /// `done` says what was typed, for a wait refused to say.
 fn await_read(
@@ -544,13 +555,17 @@ fn await_read(
     session: &Session,
     deadline: std::time::Instant,
     bound: Option<std::time::Duration>,
+    also: Option<crate::Until>,
     done: &str,
 ) -> Result<bool, ToolError> {
     let left = deadline.saturating_duration_since(std::time::Instant::now());
     if left.is_zero() {
         return Ok(false);
     }
-    let settle = waits::Plan::settle(call.engine.config(), bound.map_or(left, |b| b.min(left)));
+    let mut settle = waits::Plan::settle(call.engine.config(), bound.map_or(left, |b| b.min(left)));
+    if let Some(also) = also {
+        settle = settle.or(also);
+    }
     match waits::run_after(call, session, &settle, done)?.outcome {
         "cancelled" => Err(ToolError::cancelled()),
         "exited" | "closed" => Ok(true),

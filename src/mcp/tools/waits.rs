@@ -89,6 +89,12 @@ impl Plan {
         }
     }
 
+    /// The plan, ended also by `also`.
+    pub(crate) fn or(mut self, also: Until) -> Plan {
+        self.until = Until::any(vec![self.until, also]);
+        self
+    }
+
     /// Takes `spent`, the time the call already waited before this wait (between keys it
     /// typed), off the wait's longest time: `timeout_ms` bounds the call's waits in all.
     pub(crate) fn spend(&mut self, spent: Duration) {
