@@ -859,6 +859,43 @@ fn send_text_before_a_last_escape_is_read_before_it() {
     }
 }
 
+/// A `--send` step's text ending in an Escape is read alone before the next step's input, as
+/// MCP `terminal_send` waits after it (fish took `\e\r` for Alt-Enter); and each of its last
+/// Escapes is a read of its own. `--send 'x\e' --send q` wrote the Escape and the `q` a moment
+/// apart, and a program reading 0.2 s after its terminal is readable read them together, as
+/// Alt-q; `x\e\e` was typed `x`, then both Escapes in one write. The program prints each
+/// read in hex on a line of its own.
+#[test]
+fn send_text_ending_in_an_escape_is_read_before_the_next_step() {
+    if !require("python3") {
+        return;
+    }
+    let script = "import os, select, sys, time, tty\n\
+        tty.setraw(0)\n\
+        while True:\n\
+        \x20   select.select([0], [], [])\n\
+        \x20   time.sleep({slow})\n\
+        \x20   sys.stdout.write(os.read(0, 64).hex() + '\\r\\n')\n\
+        \x20   sys.stdout.flush()\n";
+    let cases = [
+        ("0.2", &["--send", r"x\e", "--send", "q", "--wait-screen", "71"][..], "78 1b 71"),
+        ("0", &["--send", r"x\e\e", "--wait-quiet", "500"][..], "78 1b 1b"),
+    ];
+    for (slow, steps, reads) in cases {
+        let script = script.replace("{slow}", slow);
+        let mut args = vec!["run", "--timeout", LONG_MS, "--wait-input"];
+        args.extend(steps);
+        args.extend(["--screen", "--", "python3", "-c", &script]);
+        let output = termloom(&args);
+        assert_code(&output, 0);
+        let shown = stdout(&output);
+        let hex = |w: &&str| w.chars().all(|c| c.is_ascii_hexdigit());
+        let read: Vec<&str> = shown.split_whitespace().filter(hex).collect();
+        let read = read.join(" ");
+        assert!(read.contains(reads), "{steps:?}: read {read}: {shown}");
+    }
+}
+
 #[test]
 fn run_command_prints_output_and_fails_on_a_failing_command() {
     if !require("bash") {

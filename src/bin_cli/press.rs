@@ -6,8 +6,11 @@
 //! [`termloom::typing_steps`]), as MCP `terminal_send keys` sends them.
 //! Read in one write with the keys after it, an Escape is a key code's start or an Alt chord
 //! (vim `--clean` took `<Esc>Otwo` for the keypad's 4, `ESC O t`), and node's REPL takes a
-//! Tab read with more keys for pasted text. `--send` text ending in an Escape (`hello\e`) is
-//! typed as `hello<Esc>` is: the text first, then the Escape once it is read.
+//! Tab read with more keys for pasted text. `--send` text ending in Escapes (`hello\e`,
+//! `x\e\e`) is typed as `hello<Esc>` is ([`termloom::text_typing_steps`]): the text first,
+//! then each Escape once the one before is read, and the next step's input once the last is.
+//! An Escape counts as read once the program waits for input again, or read it and went on
+//! ([`termloom::escape_read`]: a program that never waits for input, a game on a clock).
 
 use std::time::{Duration, Instant};
 
@@ -37,14 +40,22 @@ fn parts(script: &str, modes: &termloom::Modes) -> (Vec<(String, Duration)>, boo
 }
 
 /// Waits, until `deadline` (`bound` at most), for the program to read what was typed: until it
-/// waits for input again, exits or stays quiet 1.25 s (one still busy then gets the next keys
-/// typed ahead). Whether it ended.
-fn read(session: &Session, deadline: Instant, bound: Duration) -> termloom::Result<bool> {
+/// waits for input again, exits, stays quiet 1.25 s (one still busy then gets the next keys
+/// typed ahead) or `also` holds (after an Escape, [`termloom::escape_read`]). Whether it
+/// ended.
+fn read(
+    session: &Session,
+    deadline: Instant,
+    bound: Duration,
+    also: Option<Until>,
+) -> termloom::Result<bool> {
     let left = deadline.saturating_duration_since(Instant::now()).min(bound);
     if left.is_zero() {
         return Ok(false);
     }
-    let read = Until::any(vec![Until::input_wait(), Until::exit(), Until::quiet(QUIET)]);
+    let mut read = vec![Until::input_wait(), Until::exit(), Until::quiet(QUIET)];
+    read.extend(also);
+    let read = Until::any(read);
     let outcome = session.wait(read, left)?;
     Ok(matches!(outcome.fired, Fired::Exited { .. } | Fired::Closed))
 }
@@ -59,7 +70,8 @@ pub(super) fn all(session: &Session, script: &str, timeout: Duration) -> termloo
     let count = parts.len();
     for (at, (part, bound)) in parts.iter().enumerate() {
         session.send_keys(part)?;
-        if (at + 1 < count || last_alone) && read(session, deadline, *bound)? {
+        let also = termloom::escape_read(part, &modes);
+        if (at + 1 < count || last_alone) && read(session, deadline, *bound, also)? {
             break;
         }
     }
@@ -81,31 +93,46 @@ pub(super) fn all_but_last(
     let Some(((last, _), before)) = parts.split_last() else { return Ok(Some(String::new())) };
     for (part, bound) in before {
         session.send_keys(part)?;
-        if read(session, deadline, *bound)? {
+        if read(session, deadline, *bound, termloom::escape_read(part, &modes))? {
             return Ok(None);
         }
     }
     Ok(Some(last.clone()))
 }
 
-/// Types `bytes` (a `--send` step's text) but for the Escapes it ends with, when other bytes
-/// come before them ([`termloom::text_before_a_last_escape`]: nano holds the keys read with a
-/// last Escape, undrawn), waits for the program to read them (half a second at most,
-/// [`termloom::READ_BEFORE_AN_ESCAPE`], and within `timeout`), and returns what is left to
-/// type: the Escapes, or all of `bytes` when they do not end in one; `None` when the program
-/// exited before it, with no one left to read it.
-pub(super) fn text_but_a_last_escape(
+/// Types every piece of `bytes` (a `--send` step's text) but the last, each once the program
+/// has read the one before ([`termloom::text_typing_steps`]: the text before the Escapes it
+/// ends with given half a second, an Escape before another 150 ms; the waits within
+/// `timeout`), and returns the last, for the step to send with its wait; `None` when the
+/// program exited before it, with no one left to read it.
+pub(super) fn text_all_but_last(
     session: &Session,
     bytes: &[u8],
     timeout: Duration,
 ) -> termloom::Result<Option<Vec<u8>>> {
-    let Some((before, escape)) = termloom::text_before_a_last_escape(bytes) else {
-        return Ok(Some(bytes.to_vec()));
-    };
     let deadline = Instant::now() + timeout;
-    session.send_bytes(before)?;
-    match read(session, deadline, termloom::READ_BEFORE_AN_ESCAPE)? {
-        true => Ok(None),
-        false => Ok(Some(escape.to_vec())),
+    let steps = termloom::text_typing_steps(bytes);
+    let Some(((last, _), before)) = steps.split_last() else { return Ok(Some(Vec::new())) };
+    for (piece, bound) in before {
+        session.send_bytes(piece)?;
+        let also = termloom::text_escape_read(piece);
+        if read(session, deadline, bound.unwrap_or(PART_TIMEOUT), also)? {
+            return Ok(None);
+        }
     }
+    Ok(Some(last.to_vec()))
+}
+
+/// Types `bytes` (a `--send` step's text) as [`text_all_but_last`] does, then waits for the
+/// program to read a last Escape, which the next step's input would otherwise join (fish
+/// takes `\e\r` for Alt-Enter), as MCP `terminal_send` does; the waits take at most
+/// `timeout` in all.
+pub(super) fn text_all(session: &Session, bytes: &[u8], timeout: Duration) -> termloom::Result<()> {
+    let deadline = Instant::now() + timeout;
+    let Some(last) = text_all_but_last(session, bytes, timeout)? else { return Ok(()) };
+    session.send_bytes(&last)?;
+    if let Some(also) = termloom::text_escape_read(&last) {
+        read(session, deadline, PART_TIMEOUT, Some(also))?;
+    }
+    Ok(())
 }

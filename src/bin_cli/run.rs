@@ -170,7 +170,7 @@ fn perform(session: &Session, plan: &Plan, reporter: &mut Reporter) -> Result<()
             Typed::Bytes(bytes) => {
                 let deadline = std::time::Instant::now() + timeout;
                 let left = || deadline.saturating_duration_since(std::time::Instant::now());
-                match super::press::text_but_a_last_escape(session, &bytes, timeout) {
+                match super::press::text_all_but_last(session, &bytes, timeout) {
                     Ok(Some(rest)) => session.send_bytes_and_wait(&rest, until, left()),
                     Ok(None) => session.wait(until, left()),
                     Err(err) => Err(err),
@@ -215,11 +215,7 @@ fn perform_step(
     let failed = |err| Failure::error(planned, err);
     match &planned.step {
         Step::Send(text) => {
-            let rest = super::press::text_but_a_last_escape(session, &typed_text(text), timeout);
-            match rest.map_err(failed)? {
-                Some(rest) => session.send_bytes(&rest).map_err(failed),
-                None => Ok(()),
-            }
+            super::press::text_all(session, &typed_text(text), timeout).map_err(failed)
         }
         Step::Submit(text) => {
             let mut bytes = typed_text(text);
