@@ -769,6 +769,66 @@ fn an_escape_after_an_escape_comes_as_a_persons_second_press() {
     mcedit.wait_for_exit();
 }
 
+/// `send_text` ending in Escapes types them as MCP `terminal_send` does: the text, then each
+/// Escape once the one before is read (`x\e` was one write, which a program reading 0.2 s
+/// after its terminal is readable read as one, Alt-x's bytes the other way round; `x\e\e`
+/// too). `press("<Esc>")` to a program that never waits for input (it polls the terminal
+/// between the frames of its 50 ms clock) returns once it read the Escape and went on: it
+/// waited for the program to wait for input, and failed at the kit's timeout (so did the
+/// Escape of `press("<Esc>q")`, before its `q`). Each program
+/// prints each read in hex on a row of its own.
+#[test]
+fn escapes_ending_text_and_keys_after_an_escape_are_read_apart() {
+    if !require("python3") {
+        return;
+    }
+    // (`timeout`: the longest wait for the terminal to be readable; `slow`: how long after
+    // it the program reads; `clock`: what it does on each round.)
+    let program = |timeout: &str, slow: &str, clock: &str| {
+        format!(
+            "import os, select, sys, time, tty\n\
+             tty.setraw(0)\n\
+             sys.stdout.write('ready'); sys.stdout.flush()\n\
+             row, tick = 2, 0\n\
+             while True:\n\
+             \x20   tick += 1\n\
+             \x20   {clock}\n\
+             \x20   if select.select([0], [], [], {timeout})[0]:\n\
+             \x20       time.sleep({slow})\n\
+             \x20       sys.stdout.write(f'\\x1b[{{row}};1H' + os.read(0, 64).hex())\n\
+             \x20       sys.stdout.flush()\n\
+             \x20       row += 1\n"
+        )
+    };
+    let slow = program("None", "0.2", "pass");
+    let waits = program("None", "0", "pass");
+    let clock = "sys.stdout.write(f'\\x1b[1;1H\\x1b[2Ktick {tick}'); sys.stdout.flush()";
+    let never_waits = program("0.05", "0", clock);
+    type Typing = dyn Fn(&TestSession);
+    let cases: [(&str, &Typing, &[&str]); 3] = [
+        (&slow, &|s| drop_ref(s.send_text("x\\e")), &["78", "1b"]),
+        (&waits, &|s| drop_ref(s.send_text("x\\e\\e")), &["78", "1b", "1b"]),
+        (&never_waits, &|s| drop_ref(s.press("<Esc>").send_keys("q")), &["1b", "71"]),
+    ];
+    for (script, typing, reads) in cases {
+        let session = TestSession::builder("python3")
+            .args(["-c", script])
+            .size(40, 8)
+            .timeout(Duration::from_secs(8))
+            .start();
+        session.wait_until(Until::screen_regex("ready|tick").unwrap());
+        typing(&session);
+        let last = reads.len();
+        session.wait_until(Until::screen_row_contains(last as u16, reads[last - 1]));
+        let screen = session.screen();
+        let read: Vec<&str> = screen.lines[1..=last].iter().map(|l| l.trim_end()).collect();
+        assert_eq!(read, reads, "{screen}");
+    }
+}
+
+/// Ignores what a kit call returns (the session, for chaining).
+fn drop_ref(_: &TestSession) {}
+
 /// A program that leaves the alternate screen, a hidden cursor or an input mode behind fails
 /// `assert_terminal_restored`, which names each.
 #[test]

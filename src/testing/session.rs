@@ -143,10 +143,23 @@ impl TestSession {
     /// after every way of typing the kit has (the session's own, reached through `Deref`,
     /// bypass it), the kit's waits look past what was printed before, and past the echo of a
     /// line the text submits (`\r` last): through the session's `send_text`, a wait after
-    /// `send_text("echo one\\r")` matched `one` in its echo.
+    /// `send_text("echo one\\r")` matched `one` in its echo. Text ending in Escapes
+    /// (`hello\\e`, `x\\e\\e`) is typed as MCP `terminal_send` types it
+    /// ([`text_typing_steps`](crate::text_typing_steps)): the bytes before the Escapes, then
+    /// each Escape, once the program answered what came before (half a second at most before
+    /// the first Escape, 150 ms before another), as [`press`](Self::press) types `hello<Esc>`.
     #[track_caller]
     pub fn send_text(&self, text: &str) -> &Self {
-        self.type_bytes("send_text", &crate::decode_escapes(text))
+        let bytes = crate::decode_escapes(text);
+        for (piece, bound) in crate::input::keys::text_typing_steps(&bytes) {
+            self.type_bytes("send_text", piece);
+            if let Some(bound) = bound
+                && self.read_within("send_text", bound)
+            {
+                break;
+            }
+        }
+        self
     }
 
     /// Types `line` with its escapes decoded, then Enter, as [`Session::submit`] does; the
@@ -596,10 +609,12 @@ impl TestSession {
         let modes = self.check(&call, self.session.screen()).modes;
         for (part, bound) in crate::input::keys::typing_steps(&items, &modes) {
             self.send_keys(&part);
-            // Keys after those that ended the program have no one to read them.
-            let ended = match bound {
-                Some(bound) => self.read_within(&call, bound),
-                None => self.answered(&call),
+            // Keys after those that ended the program have no one to read them. (An Escape
+            // read by a program that never waits for input: `escape_read`.)
+            let ended = match (bound, crate::input::keys::escape_read(&part, &modes)) {
+                (Some(bound), _) => self.read_within(&call, bound),
+                (None, Some(read)) => self.answered_or(&call, read),
+                (None, None) => self.answered(&call),
             };
             if ended {
                 break;
@@ -654,6 +669,26 @@ impl TestSession {
         self.settled(format!(
             "waiting for the program to answer {call} (to wait for input again with a still screen, or to exit)"
         ))
+    }
+
+    /// [`answered`](Self::answered), or until `read` holds (an Escape read by a program that
+    /// never waits for input, [`escape_read`](crate::escape_read)). Whether the program has
+    /// exited.
+    #[track_caller]
+    fn answered_or(&self, call: &str, read: Until) -> bool {
+        let what = format!(
+            "waiting for the program to answer {call} (to wait for input again with a still screen, to read the Escape and go on, or to exit)"
+        );
+        let condition = read.to_string();
+        for until in [Until::input_wait(), Until::stable(self.settle), Until::input_wait()] {
+            let until = Until::any(vec![until, Until::exit(), read.clone()]);
+            match self.wait_described(until, what.clone()).fired {
+                Fired::Exited { .. } => return true,
+                Fired::Matched(m) if m.condition == condition => return false,
+                _ => {}
+            }
+        }
+        false
     }
 
     /// Waits until the program waits for input with a stable screen, or has exited; a failure
