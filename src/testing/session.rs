@@ -584,7 +584,8 @@ impl TestSession {
     /// with [`wait_for_exit`](Self::wait_for_exit) or [`wait_for_success`](Self::wait_for_success).
     ///
     /// An `<Esc>` (or a plain Tab) followed by more keys is pressed on its own first, the rest
-    /// once the program has answered it, and an `<Esc>` after keys once the program has
+    /// once the program has answered it (an `<Esc>` also once the program read it and went
+    /// on, [`escape_read`](crate::escape_read): one that never waits for input), and an `<Esc>` after keys once the program has
     /// answered them, or half a second has passed, and an `<Esc>` after an `<Esc>` 150 ms
     /// after it at most ([`typing_steps`](crate::typing_steps); nano holds the keys read with
     /// an Escape, undrawn, as a Meta key's start; mc takes `Esc Esc` for one cancel, and answers

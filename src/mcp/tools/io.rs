@@ -457,8 +457,9 @@ fn held_paste_note(full_screen: bool, foreground: Option<&crate::Process>) -> Op
 }
 
 /// Types key script `items` as a person presses them: the keys after a plain Tab or an
-/// Escape once the program has read it and waits for input again (or the default wait ends
-/// otherwise; an Escape after an Escape after at most
+/// Escape once the program has read it and waits for input again (an Escape also once it
+/// read it and went on, [`escape_read`](crate::input::keys::escape_read): a program that
+/// never waits for input; or the default wait ends otherwise; an Escape after an Escape after at most
 /// [`BETWEEN_ESCAPES`](crate::input::keys::BETWEEN_ESCAPES), as a person's second press), and
 /// an Escape once the program has read the keys before it (or after
 /// [`READ_BEFORE_AN_ESCAPE`](crate::input::keys::READ_BEFORE_AN_ESCAPE)), as
