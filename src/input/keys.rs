@@ -1249,9 +1249,10 @@ pub fn text_typing_steps(bytes: &[u8]) -> Vec<(&[u8], Option<std::time::Duration
 /// be read, then the Escape, as [`typing_parts`] cuts `hello<Esc>` (nano, read with them,
 /// holds the keys before a last Escape undrawn: a Meta key's prefix). `None` for text that
 /// does not end in an Escape or holds nothing else: an Escape inside the text (`\e[A`,
-/// `ihi\e:wq\r`) is typed with the bytes around it, in one write, as given. MCP
-/// `terminal_send`'s `text` (with it `termloom send --text`) and `termloom run --send` are
-/// typed so.
+/// `ihi\e:wq\r`) is typed with the bytes around it, in one write, as given. The first cut
+/// of [`text_typing_steps`], by which MCP `terminal_send`'s `text` (with it `termloom send
+/// --text`), `termloom run --send` and the testing kit's `send_text` are typed (each of the
+/// Escapes then alone).
 ///
 /// ```
 /// assert_eq!(termloom::text_before_a_last_escape(b"hi\x1b"), Some((&b"hi"[..], &b"\x1b"[..])));
