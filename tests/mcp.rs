@@ -1482,8 +1482,9 @@ fn an_escape_after_keys_reaches_a_program_that_never_waits_soon() {
     assert!(seconds < 3.0, "the Escape came {seconds} s after the keys: {shown}\n{}", text(&sent));
     assert!(shown.contains("typed=b'jj'"), "{shown}");
     client.call("terminal_close", json!({ "session_id": id }));
-    // Text ending in an Escape, then Enter: the Enter waits half a second at most for the
-    // Escape to be read (review wm: the call's whole timeout, here 6 s; 10 s by default).
+    // Text ending in an Escape, then Enter: the Enter waits for the Escape to be read, about
+    // a second after the program read it when it never waits for input (`escape_read`;
+    // review wm: the call's whole timeout, here 6 s; 10 s by default).
     let id =
         client.tool("terminal_start", json!({"argv": argv, "cols": 60, "rows": 10}))["session_id"]
             .clone();

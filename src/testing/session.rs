@@ -151,13 +151,21 @@ impl TestSession {
     #[track_caller]
     pub fn send_text(&self, text: &str) -> &Self {
         let bytes = crate::decode_escapes(text);
-        for (piece, bound) in crate::input::keys::text_typing_steps(&bytes) {
-            self.type_bytes("send_text", piece);
+        let steps = crate::input::keys::text_typing_steps(&bytes);
+        // (The first piece, or empty text, notes the line typed on; an Escape after it
+        // submits none.)
+        let (first, rest) =
+            steps.split_first().map_or((&[][..], &[][..]), |(first, rest)| (first.0, rest));
+        self.type_bytes("send_text", first);
+        let mut bound = steps.first().and_then(|(_, bound)| *bound);
+        for (piece, next) in rest {
             if let Some(bound) = bound
                 && self.read_within("send_text", bound)
             {
                 break;
             }
+            self.check("send_text", self.session.send_bytes(piece));
+            bound = *next;
         }
         self
     }
