@@ -544,26 +544,6 @@ impl Session {
         self.client.call_for(self.id, move |r| r.read(id, reader, Some(max_bytes)))
     }
 
-    /// Where this handle's reader stands in the transcript, saved so that
-    /// [`Session::restore_read_position`] can put it back: for a caller that reads for
-    /// another, which may fail to pass the text on (a closed pipe).
-    pub(crate) fn saved_read_position(&self) -> Result<crate::term::transcript::SavedPosition> {
-        let id = self.id;
-        let reader = self.reader;
-        self.client.call_for(self.id, move |r| r.saved_position(id, reader))
-    }
-
-    /// Puts this handle's reader back where [`Session::saved_read_position`] found it: what it
-    /// read since is read again.
-    pub(crate) fn restore_read_position(
-        &self,
-        saved: crate::term::transcript::SavedPosition,
-    ) -> Result<()> {
-        let id = self.id;
-        let reader = self.reader;
-        self.client.call_for(self.id, move |r| r.restore_position(id, reader, saved))
-    }
-
     /// The retained transcript (settled lines and the primary screen's lines down to the
     /// cursor, also while a full-screen program's alternate screen hides them), at most
     /// `max_bytes` of its end; the flag says whether older text was left out. Does not move

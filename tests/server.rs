@@ -1574,27 +1574,6 @@ fn a_closed_stdout_fails_without_a_panic() {
     }
 }
 
-/// `termloom read ID | head -1`, its reader gone before the output is written: what the call
-/// read is left unread, so the next read shows it (the server marked it all read, and the
-/// next read said "no new output"). So for a wait's read.
-#[test]
-fn output_that_cannot_be_written_is_left_unread() {
-    let server = TestServer::start(&[]);
-    // Driven as another client: nothing of it is read as this one.
-    let script = "seq 1 3000; exec cat";
-    server.ok(&["start", "--client", "driver", "--name", "out", "--", "sh", "-c", script]);
-    for args in [&["read", "out"][..], &["wait", "out", "--wait-regex", "^3000$"]] {
-        let output = cli_to_closed_pipe(&server.socket, args);
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        assert_eq!(output.status.code(), Some(1), "{args:?}: {stderr}");
-        assert!(stderr.contains("writing the output failed"), "{args:?}: {stderr}");
-        assert!(stderr.contains("nothing was marked read"), "{args:?}: {stderr}");
-    }
-    let read = server.ok(&["read", "out"]);
-    assert!(read.lines().any(|line| line == "3000"), "{read}");
-    assert!(server.ok(&["read", "out"]).contains("no new output"));
-}
-
 /// A wait that the program's exit cut short can never hold: it fails, unless it was a wait
 /// for the exit, which ends with the program's code (as a shell's `wait` does).
 #[test]

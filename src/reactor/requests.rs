@@ -991,26 +991,6 @@ impl Reactor {
         Ok(output)
     }
 
-    /// Where `reader` stands in the transcript, saved to be restored.
-    pub(crate) fn saved_position(
-        &mut self,
-        id: SessionId,
-        reader: u64,
-    ) -> Result<crate::term::transcript::SavedPosition> {
-        Ok(self.slot(id)?.terminal.saved_position(reader))
-    }
-
-    /// Puts `reader` back where `saved` was taken.
-    pub(crate) fn restore_position(
-        &mut self,
-        id: SessionId,
-        reader: u64,
-        saved: crate::term::transcript::SavedPosition,
-    ) -> Result<()> {
-        self.slot(id)?.terminal.restore_position(reader, saved);
-        Ok(())
-    }
-
     /// The retained transcript, up to `max_bytes` of its end.
     pub(crate) fn scrollback(&mut self, id: SessionId, max_bytes: usize) -> Result<Scrollback> {
         let slot = self.slot(id)?;

@@ -22,7 +22,6 @@ use crate::mcp::tools::ToolError;
 use crate::mcp::tools::names::Names;
 use crate::mcp::tools::screen_diff::{SERVER_SCREEN_BYTES_KEPT, ScreenBudget};
 use crate::mcp::tools::{Caller, InputLocks, describe_sessions};
-use crate::term::transcript::SavedPosition;
 use crate::{Engine, SessionId, SessionState};
 
 use super::attach::{self, Ended};
@@ -336,7 +335,6 @@ impl Hub {
                 attached: Arc::default(),
                 gone,
                 mcp_host: AtomicBool::new(false),
-                saved: Mutex::default(),
             });
             let options = ServeOptions {
                 max_message_bytes: self.options.max_message_bytes,
@@ -628,9 +626,6 @@ struct Connection {
     /// The connection relays an MCP host (`termloom mcp --server`, `termloom/hello` with
     /// `"mcp": true`): a bad message is answered and skipped, as `termloom mcp` does.
     mcp_host: AtomicBool,
-    /// Where this connection's reader stood in a session before its last call that asked to
-    /// keep it ([`super::SAVE_READ_POSITION`]), for `termloom/unread` to put it back.
-    saved: Mutex<Option<(SessionId, SavedPosition)>>,
 }
 
 impl Connection {
@@ -753,30 +748,6 @@ impl Connection {
         self.hub.input.of(id).typing();
         session.send_bytes(&bytes).map_err(|e| invalid(e.to_string()))?;
         Ok(json!({}))
-    }
-
-    /// Saves where this connection's reader stands in the session the call names, when the
-    /// call asks to ([`super::SAVE_READ_POSITION`], taken out of its arguments).
-    fn save_read_position(&self, arguments: &mut Map<String, Value>) {
-        let asked = arguments.remove(super::SAVE_READ_POSITION) == Some(Value::Bool(true));
-        let mut saved = lock(&self.saved);
-        *saved = None;
-        let Some(id) = self.target(arguments).filter(|_| asked) else { return };
-        let Ok(session) = self.hub.engine.session(id) else { return };
-        let session = session.as_reader(self.caller().reader);
-        *saved = session.saved_read_position().ok().map(|position| (id, position));
-    }
-
-    /// `termloom/unread`: puts this connection's reader back where it stood before its last
-    /// call that asked to keep it, which the client could not pass on (its output failed).
-    fn unread(&self) -> Value {
-        let Some((id, position)) = lock(&self.saved).take() else {
-            return json!({ "restored": false });
-        };
-        let restored = self.hub.engine.session(id).and_then(|session| {
-            session.as_reader(self.caller().reader).restore_read_position(position)
-        });
-        json!({ "restored": restored.is_ok() })
     }
 
     /// The existing session a tool call names, by id or by name, when it names one.
@@ -950,7 +921,6 @@ impl Extension for Connection {
                 );
             }
             "termloom/attach" => self.attach(&params, responder, outbox),
-            "termloom/unread" => answer(responder, Ok(self.unread())),
             _ => return Some(responder),
         }
         None
@@ -961,7 +931,6 @@ impl Extension for Connection {
         tool: &str,
         arguments: &mut Map<String, Value>,
     ) -> Result<Option<Box<dyn Send>>, ToolError> {
-        self.save_read_position(arguments);
         if TYPING_TOOLS.contains(&tool)
             && let Some(id) = self.target(arguments)
             && let Some(holder) = self.hub.holder(id)
@@ -1100,7 +1069,6 @@ mod tests {
             attached: Arc::default(),
             gone: Arc::default(),
             mcp_host: AtomicBool::new(false),
-            saved: Mutex::default(),
         };
         let params = json!({"session": session.id().0, "takeover": true});
         let params = params.as_object().unwrap().clone();

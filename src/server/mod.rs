@@ -44,10 +44,6 @@
 //!   Ctrl-C's signal.
 //! - `termloom/release` `{"session"}`: hands a held session back (the stream goes on).
 //! - `termloom/shutdown`: closes every session and stops the server.
-//! - `termloom/unread`: puts the connection's reader back where it stood in a session before
-//!   the connection's last tool call given [`SAVE_READ_POSITION`] (what that call read is read
-//!   again); answers `{"restored": true}`, or `false` when nothing was saved or the session is
-//!   gone.
 //!
 //! Session ids go on from the last server's on the same socket (recorded in its lock file
 //! before each start), so an id a client kept from an earlier server never names a session of
@@ -127,12 +123,6 @@ pub const PROTOCOL: u64 = 2;
 /// (an idle exit decided as the client connected): it did nothing with it. The client's
 /// calls fail with an [`io::ErrorKind::ConnectionAborted`] error then, to connect again.
 pub const SERVER_STOPPING: &str = "server_stopping";
-
-/// A tool call's argument, `true`, asking the server to save where the connection's reader
-/// stands in the call's session before the call, for `termloom/unread` to put it back (taken
-/// out of the arguments before the call runs): the command line asks it of a call whose
-/// output it may fail to print (`termloom read ID | head -1`).
-pub const SAVE_READ_POSITION: &str = "termloom_save_read_position";
 
 /// The oldest version a server accepts in `termloom/hello`: version 1 is this one without
 /// `termloom/input`'s `bytes`, so a client that needs nothing more (a tool call, an MCP

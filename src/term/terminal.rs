@@ -10,7 +10,7 @@ use crate::term::scan::MarkKey;
 use crate::term::screen::style::StyledScreen;
 use crate::term::screen::{Modes, Screen};
 use crate::term::shell::{Position, ShellTracker};
-use crate::term::transcript::{ReadMark, SavedPosition, Transcript, TypedLine};
+use crate::term::transcript::{ReadMark, Transcript, TypedLine};
 use crate::types::Output;
 
 /// What a command typed at the prompt would move a reader past unread (see
@@ -353,16 +353,6 @@ impl Terminal {
         let first_untold = self.transcript.first_untold_exit(reader);
         let exit_code = untold.and(first_untold.unwrap_or(shell.last_exit));
         UnreadBefore { lines, dropped, exit_code }
-    }
-
-    /// Where `reader` stands, saved to be restored (see [`Transcript::saved_position`]).
-    pub(crate) fn saved_position(&mut self, reader: u64) -> SavedPosition {
-        self.transcript.saved_position(reader)
-    }
-
-    /// Puts `reader` back where `saved` was taken (see [`Transcript::restore_position`]).
-    pub(crate) fn restore_position(&mut self, reader: u64, saved: SavedPosition) {
-        self.transcript.restore_position(reader, saved);
     }
 
     /// What `reader` has read so far.

@@ -247,7 +247,7 @@ impl ReadMark {
 }
 
 /// Where a reader stands.
-#[derive(Debug, Default, Clone)]
+#[derive(Debug, Default)]
 struct Reader {
     /// The first line not completely returned.
     next: u64,
@@ -290,10 +290,6 @@ impl Reader {
         self.seen = Vec::new();
     }
 }
-
-/// A reader's position, saved by [`Transcript::saved_position`] to be restored.
-#[derive(Debug, Clone)]
-pub(crate) struct SavedPosition(Reader);
 
 /// The bounded store of settled lines plus the read cursors of its readers: reader 0 (the
 /// default) and at most `max_readers` others, the least recently used forgotten first (a
@@ -466,18 +462,6 @@ impl Transcript {
             self.keep_within_bound();
         }
         out
-    }
-
-    /// Where reader `reader` stands, saved for [`Transcript::restore_position`]: a copy of its
-    /// cursor (its copy of the screen lines it read, bounded as the readers' copies are).
-    pub(crate) fn saved_position(&mut self, reader: u64) -> SavedPosition {
-        self.as_reader(reader, |t| SavedPosition(t.reader.clone()))
-    }
-
-    /// Puts reader `reader` back where it stood when `saved` was taken: what it read since is
-    /// read again by its next read (as new, or rewritten when its line changed since).
-    pub(crate) fn restore_position(&mut self, reader: u64, saved: SavedPosition) {
-        self.as_reader(reader, |t| t.reader = saved.0);
     }
 
     /// Number of the oldest retained line.
@@ -1183,25 +1167,6 @@ mod tests {
         let out = t.read(Some(&tail(&["progress 55%", "done", ""])), 1000);
         assert_eq!(out.text, "\ndone\n");
         assert!(!out.rewritten);
-    }
-
-    /// A reader put back where it stood reads again what it read since, its other readers
-    /// untouched.
-    #[test]
-    fn a_restored_position_reads_again() {
-        let mut t = Transcript::new(100, 10_000, 1000).with_readers(4, 10_000);
-        t.push_row("first", false);
-        let first = t.as_reader(3, |t| t.read(Some(&tail(&["prompt"])), 1000)).text;
-        assert_eq!(first, "first\nprompt");
-        let saved = t.saved_position(3);
-        t.push_row("second", false);
-        let read = |t: &mut Transcript| t.as_reader(3, |t| t.read(Some(&tail(&["p2"])), 1000));
-        let once = read(&mut t);
-        assert!(once.text.contains("second"), "{once:?}");
-        assert!(read(&mut t).text.is_empty());
-        t.restore_position(3, saved);
-        assert_eq!(read(&mut t).text, once.text);
-        assert!(t.read(Some(&tail(&["p2"])), 1000).text.contains("first"), "reader 0 untouched");
     }
 
     #[test]

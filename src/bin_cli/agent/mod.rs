@@ -127,21 +127,13 @@ fn call(command: &CommandDef, request: &Request) -> Called {
     let connected = connected.and_then(|client| client.ok_or_else(|| request.target.none_runs()));
     // Why the command line is ambiguous, found once connected (see [`ambiguous_signal`]).
     let mut ambiguous = None;
-    // The connection, kept to leave unread what the call read when it cannot be printed.
-    let mut kept = None;
     let result = connected.map_err(Some).and_then(|mut client| {
-        let mut arguments = request.arguments.clone();
-        // A call on a session reads its output: where its reader stood is saved, to be put
-        // back if the output cannot be printed (`termloom read ID | head -1`).
-        if arguments.contains_key("session_id") && command.name != "close" {
-            arguments.insert(termloom::server::SAVE_READ_POSITION.into(), json!(true));
-        }
-        let arguments = Value::Object(arguments);
+        let arguments = Value::Object(request.arguments.clone());
         // A stopped or hung server is not waited for forever: the call's own wait, or the
         // longest a tool waits by default, and half a minute more.
         let waits = request.arguments.get("timeout_ms").and_then(Value::as_u64);
         let silence = Duration::from_millis(waits.unwrap_or(LONGEST_DEFAULT_WAIT_MS)) + GRACE;
-        let result = client
+        client
             .set_answer_timeout(Some(silence))
             .and_then(|()| {
                 ambiguous = ambiguous_signal(&mut client, command, request)?;
@@ -152,23 +144,13 @@ fn call(command: &CommandDef, request: &Request) -> Called {
                         .map(Some),
                 }
             })
-            .map_err(|e| server_failed(&mut client, &e, &request.target));
-        kept = Some(client);
-        result
+            .map_err(|e| server_failed(&mut client, &e, &request.target))
     });
     if let Some(why) = ambiguous {
         return Called::Done(fail(request.json, FailureKind::Usage, None, &why));
     }
     Called::Done(match result {
-        Ok(Some(result)) => {
-            let code = report(command, request, &result);
-            if OUTPUT_FAILED.load(std::sync::atomic::Ordering::SeqCst)
-                && let Some(client) = kept.as_mut()
-            {
-                leave_unread(client);
-            }
-            code
-        }
+        Ok(Some(result)) => report(command, request, &result),
         Ok(None) => unreachable!("a call is left out only for an ambiguous command line"),
         Err(None) => return Called::TurnedAway,
         // Advice such as "`termloom start` starts one" reaches the server asked for.
@@ -176,23 +158,6 @@ fn call(command: &CommandDef, request: &Request) -> Called {
             fail(request.json, FailureKind::Server, None, &with_reach(&message, &request.reach))
         }
     })
-}
-
-/// Set once the output could not be written ([`print_out`]).
-static OUTPUT_FAILED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-/// Puts the client's reader back where it stood before the call, whose output could not be
-/// written (a pipe's reader gone, `termloom read ID | head -1`): none of what it read was
-/// seen, so none of it is marked read, and the next read shows it again. Says which.
-fn leave_unread(client: &mut termloom::server::Client) {
-    let restored = client.request("termloom/unread", json!({}));
-    if restored.is_ok_and(|answer| answer["restored"] == true) {
-        say!("termloom: nothing was marked read: the next read shows it again");
-    } else {
-        say!(
-            "termloom: what the call read could not be left unread: the next read starts after it"
-        );
-    }
 }
 
 /// Why `termloom signal ID SIGNAL` is ambiguous, if it is: ID is a signal's name too
@@ -553,7 +518,6 @@ pub(super) fn print_out(text: &str) -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
             say!("termloom: writing the output failed: {err}");
-            OUTPUT_FAILED.store(true, std::sync::atomic::Ordering::SeqCst);
             ExitCode::FAILURE
         }
     }
