@@ -406,6 +406,16 @@ fn a_signal_to_sessions_named_like_signals_is_never_a_guess() {
     let plain = server.cli(&["signal", "1", "TERM"]);
     assert!(plain.status.success(), "{}", describe(&plain));
     assert!(String::from_utf8_lossy(&plain.stdout).contains("SIGTERM"), "{}", describe(&plain));
+    // One session named both ways has one meaning; a session that ended takes no signal, so
+    // only the running one is meant.
+    server.ok(&["start", "--name", "HUP", "--", "sleep", "100"]);
+    let same = server.cli(&["signal", "HUP", "HUP"]);
+    assert!(same.status.success(), "{}", describe(&same));
+    let exited = server.cli(&["wait", "INT", "--wait-exit", "--timeout", "30000"]);
+    assert!(String::from_utf8_lossy(&exited.stdout).contains("exited"), "{}", describe(&exited));
+    let ended = server.cli(&["signal", "TERM", "INT"]);
+    assert!(ended.status.success(), "{}", describe(&ended));
+    assert!(String::from_utf8_lossy(&ended.stdout).contains("SIGINT"), "{}", describe(&ended));
 }
 
 /// The commands' help is at hand, flags take `--flag=VALUE` too, and the advice in a result

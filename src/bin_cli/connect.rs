@@ -122,7 +122,6 @@ impl Target {
         }
     }
 
-    /// Connects to the running server; the error says none runs, and whether one could.
     /// Whether the server is gone (stopped, or stopping: it takes no connection, or loses
     /// the one it took), asked once a call lost its connection or saw its session closed. A
     /// server being killed may still take a connection for a moment: gone when that
@@ -159,6 +158,7 @@ impl Target {
         )
     }
 
+    /// Connects to the running server; the error says none runs, and whether one could.
     pub(super) fn connect(&self) -> Result<Client, String> {
         self.try_connect()?.ok_or_else(|| self.none_runs())
     }

@@ -302,11 +302,11 @@ refused once its program ran (--wait-prompt on a program that marks no prompts:
 the session is started all the same, and its result printed, a note saying why;
 --json: wait_refusal), the program exited (or the session was closed) before a
 wait's condition held (unless --wait-exit was asked for), the server was
-stopped during the call (kill-server), or the output could not be written
-(what the call read is left unread); 2 the command line could not be read: an
-unknown flag, a value malformed, empty or out of its range (the message names
-the range), a send with nothing to send, --wait-row alone, a read's --timeout
-without a wait, an exec's CMD holding a control character, an ambiguous signal;
+stopped during the call (kill-server), or the output could not be written; 2
+the command line could not be read: an unknown flag, a value malformed, empty or
+out of its range (the message names the range), a send with nothing to send,
+--wait-row alone, a read's --timeout without a wait, an exec's CMD holding a
+control character, an ambiguous signal;
 3 the program asks for input (a question, a password) before a wait's condition
 held, or `exec`'s command does: the condition cannot hold before an answer
 (type it with send, then wait again; while a person holds the session with

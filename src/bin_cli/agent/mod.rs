@@ -161,9 +161,9 @@ fn call(command: &CommandDef, request: &Request) -> Called {
 }
 
 /// Why `termloom signal ID SIGNAL` is ambiguous, if it is: ID is a signal's name too
-/// (`signal TERM INT`), and both words name sessions, so that the words meant in `kill`'s
-/// order (the signal first) would signal the other session. Asked of the server (the sessions' names)
-/// only then; nothing is sent when it is.
+/// (`signal TERM INT`), and both words name two running sessions, so that the words meant in
+/// `kill`'s order (the signal first) would signal the other session. Asked of the server (the
+/// sessions' names) only then; nothing is sent when it is.
 fn ambiguous_signal(
     client: &mut termloom::server::Client,
     command: &CommandDef,
@@ -180,12 +180,18 @@ fn ambiguous_signal(
     let id_of = |name: &str| {
         sessions
             .and_then(Value::as_array)
-            .and_then(|all| all.iter().find(|session| session["name"] == name))
+            .and_then(|all| {
+                all.iter().find(|session| session["name"] == name && session["state"] == "running")
+            })
             .map(|session| session["session_id"].clone())
     };
-    // Both words name sessions: either order signals one of them. (When ID names none, the
-    // call is refused as naming no session, the sessions listed.)
+    // Both words name sessions that run, two of them: either order signals one. (When ID
+    // names none, the call is refused as naming no session, the sessions listed; an ended
+    // session takes no signal; `signal HUP HUP` has one meaning.)
     let (Some(named), Some(other)) = (id_of(id), id_of(signal)) else { return Ok(None) };
+    if named == other {
+        return Ok(None);
+    }
     Ok(Some(format!(
         "`termloom signal {id} {signal}` is ambiguous: {id} and {signal} name both signals and \
         sessions ({named} and {other}); nothing was sent. Give the session by its id: termloom \

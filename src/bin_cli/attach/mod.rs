@@ -364,15 +364,17 @@ pub(super) fn main(args: Vec<String>) -> ExitCode {
     }
     // A session closed under the person as the server stopped (it closes every session
     // first): the attachment was lost with the server, said as such.
-    if !failed && signalled.is_none() && reason.starts_with("the session was closed") {
-        failed = target.server_gone();
-    }
+    // The server is asked once whether it is gone.
+    let closed_under =
+        !failed && signalled.is_none() && reason.starts_with("the session was closed");
+    let gone = signalled.is_none() && (failed || closed_under) && target.server_gone();
+    failed |= closed_under && gone;
     let code = if let Some(signal) = signalled {
         tell(format!("termloom: left session {session}: {}", ended_by(signal)));
         ExitCode::from(128 + signal as u8)
     } else if failed {
         // The connection lost as the server stopped: said so, not as a bare I/O error.
-        if target.server_gone() {
+        if gone {
             reason = target.stopped_during("the attachment");
         }
         // Once a frame was drawn, the attachment was made: it was lost, not refused.
