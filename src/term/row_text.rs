@@ -42,7 +42,7 @@ fn has_marks(cell: &Cell) -> bool {
     cell.zerowidth().is_some_and(|marks| !marks.is_empty())
 }
 
-/// Whether a cell's text is its character alone, one ASCII byte: no tab, no spacer, no
+/// Whether a cell's text is its character alone, one printable ASCII byte: no spacer, no
 /// combining marks (nor anything else in the cell's extra part).
 /// Evaluated without short-circuits, so that a block of cells costs one branch.
 fn is_plain_ascii(cell: &Cell) -> bool {
@@ -56,12 +56,17 @@ fn copy_plain_prefix(cells: &[Cell], bytes: &mut Vec<u8>) -> usize {
     let mut taken = 0;
     for block in cells.chunks_exact(BLOCK) {
         let mut chars = [0u8; BLOCK];
-        let mut plain = true;
+        // The block's characters, flags and extra parts ORed together: a character from a space
+        // to `~` leaves both `c + 1` and `c - 0x20` (wrapping) below 0x80 (BENCHMARKS.md §28).
+        let (mut outside, mut flags, mut extra) = (0u32, Flags::empty(), false);
         for (char, cell) in chars.iter_mut().zip(block) {
-            *char = cell.c as u8;
-            plain &= is_plain_ascii(cell);
+            let c = u32::from(cell.c);
+            *char = c as u8;
+            outside |= (c + 1) | c.wrapping_sub(0x20);
+            flags |= cell.flags;
+            extra |= cell.extra.is_some();
         }
-        if !plain {
+        if outside >= 0x80 || flags.intersects(SPACERS) || extra {
             break;
         }
         bytes.extend_from_slice(&chars);
@@ -78,17 +83,17 @@ fn copy_plain_prefix(cells: &[Cell], bytes: &mut Vec<u8>) -> usize {
 }
 
 /// The position of the last cell that adds text. Trailing blanks (most of a row, as a rule)
-/// are skipped four at a time with one branch per four.
+/// are skipped eight at a time with one branch per eight, in blocks counted from the row's
+/// end with no bounds check, as [`ascii_end`] skips them (BENCHMARKS.md §28).
 fn last_text(cells: &[Cell]) -> Option<usize> {
     let mut end = cells.len();
-    while end >= 4 {
-        let blank = cells[end - 4..end]
-            .iter()
-            .fold(true, |blank, cell| blank & (cell.c == ' ') & cell.extra.is_none());
+    for block in cells.rchunks_exact(8) {
+        let blank =
+            block.iter().fold(true, |blank, cell| blank & (cell.c == ' ') & cell.extra.is_none());
         if !blank {
             break;
         }
-        end -= 4;
+        end -= 8;
     }
     cells[..end].iter().rposition(is_text)
 }
@@ -129,14 +134,28 @@ pub(crate) fn text_before(row: &Row<Cell>, col: usize) -> bool {
 /// in its last column separates two words of the line; a spacer left where a wide character
 /// did not fit is no text.
 pub(crate) fn line_text(row: &Row<Cell>, out: &mut String) -> usize {
-    if !is_wrapped(row) {
-        return row_text(row, out);
-    }
-    let cells = &row[..];
-    match cells.iter().rposition(|cell| !cell.flags.contains(Flags::LEADING_WIDE_CHAR_SPACER)) {
-        Some(last) => cells_text(cells, last, out),
+    match line_last(row) {
+        Some(last) => cells_text(&row[..], last, out),
         None => 0,
     }
+}
+
+/// [`line_text`] as UTF-8 bytes, for the transcript's drain, which keeps bytes: the text is
+/// encoded straight into `out`, neither made a `String` nor validated (BENCHMARKS.md §28).
+pub(crate) fn line_bytes(row: &Row<Cell>, out: &mut Vec<u8>) -> usize {
+    match line_last(row) {
+        Some(last) => cells_bytes(&row[..], last, out),
+        None => 0,
+    }
+}
+
+/// The last cell of a grid row's text as part of a logical line (see [`line_text`]).
+fn line_last(row: &Row<Cell>) -> Option<usize> {
+    let cells = &row[..];
+    if !is_wrapped(row) {
+        return last_text(cells);
+    }
+    cells.iter().rposition(|cell| !cell.flags.contains(Flags::LEADING_WIDE_CHAR_SPACER))
 }
 
 /// Appends the text of a grid row's first `cells` cells, blanks kept (the part of a row
@@ -159,23 +178,49 @@ pub(crate) fn text_from_cell(row: &Row<Cell>, first: usize, out: &mut String) {
 
 /// Appends the text of `cells` up to `last`; returns the number of cells it covers.
 fn cells_text(cells: &[Cell], last: usize, out: &mut String) -> usize {
-    let kept = &cells[..=last];
     let mut bytes = std::mem::take(out).into_bytes();
+    let covered = cells_bytes(cells, last, &mut bytes);
+    // Cannot fail: `out` was text and `cells_bytes` appends text.
+    *out = String::from_utf8(bytes).unwrap_or_default();
+    covered
+}
+
+/// Appends the text of `cells` up to `last` to `bytes`, UTF-8 encoded; returns the number of
+/// cells it covers. The plain-ASCII beginning is copied a byte a cell, the rest encoded a
+/// character at a time ([`push_utf8`]).
+fn cells_bytes(cells: &[Cell], last: usize, bytes: &mut Vec<u8>) -> usize {
+    let kept = &cells[..=last];
     bytes.reserve(kept.len());
-    let plain = copy_plain_prefix(kept, &mut bytes);
-    // Cannot fail: `out` was text and every byte added is ASCII.
-    let mut text = String::from_utf8(bytes).unwrap_or_default();
+    let plain = copy_plain_prefix(kept, bytes);
     for cell in &kept[plain..] {
         if cell.flags.intersects(SPACERS) {
             continue;
         }
-        text.push(if cell.c == '\t' { ' ' } else { cell.c });
+        push_utf8(bytes, if cell.c == '\t' { ' ' } else { cell.c });
         if let Some(marks) = cell.zerowidth() {
-            text.extend(marks.iter());
+            marks.iter().for_each(|&mark| push_utf8(bytes, mark));
         }
     }
-    *out = text;
     last + if cells[last].flags.contains(Flags::WIDE_CHAR) { 2 } else { 1 }
+}
+
+/// Appends `c` to `bytes` UTF-8 encoded, each length written as a fixed array (one room check
+/// and a store or two, where `String::push` finds the length, then writes byte by byte after
+/// a second chain of compares: BENCHMARKS.md §28).
+#[inline(always)]
+fn push_utf8(bytes: &mut Vec<u8>, c: char) {
+    let code = u32::from(c);
+    // The bits of a continuation byte: six of `code`, from bit `shift`.
+    let next = |shift: u32| 0x80 | ((code >> shift) & 0x3f) as u8;
+    if code < 0x80 {
+        bytes.push(code as u8);
+    } else if code < 0x800 {
+        bytes.extend_from_slice(&[0xc0 | (code >> 6) as u8, next(0)]);
+    } else if code < 0x1_0000 {
+        bytes.extend_from_slice(&[0xe0 | (code >> 12) as u8, next(6), next(0)]);
+    } else {
+        bytes.extend_from_slice(&[0xf0 | (code >> 18) as u8, next(12), next(6), next(0)]);
+    }
 }
 
 /// Appends the text of `row` as part of a logical line, a byte a cell, when every cell up to
@@ -346,6 +391,73 @@ mod tests {
         let mut out = String::new();
         row_text(&row, &mut out);
         assert_eq!(out, reference(&row[..], 79));
+    }
+
+    /// `push_utf8` writes every character as `char::encode_utf8` does, the first and last of
+    /// each length among them.
+    #[test]
+    fn characters_are_encoded_as_the_standard_library_encodes_them() {
+        let mut bytes = Vec::new();
+        let mut buf = [0; 4];
+        for c in (0..=u32::from(char::MAX)).filter_map(char::from_u32) {
+            bytes.clear();
+            bytes.push(b'>');
+            push_utf8(&mut bytes, c);
+            assert_eq!(&bytes[1..], c.encode_utf8(&mut buf).as_bytes(), "{:#x}", u32::from(c));
+        }
+    }
+
+    /// `line_bytes` appends what `line_text` appends, for rows wrapped or not, after text.
+    #[test]
+    fn a_row_encoded_as_bytes_is_its_text() {
+        for wrapped in [false, true] {
+            let row = row(30, |col, cell| {
+                cell.c = match col % 5 {
+                    _ if col >= 20 => ' ',
+                    0 => 'ñ',
+                    1 => '\t',
+                    2 => '😀',
+                    _ => 'x',
+                };
+                if col == 29 && wrapped {
+                    cell.flags.insert(Flags::WRAPLINE);
+                }
+            });
+            let mut text = String::from("前");
+            let mut bytes = text.clone().into_bytes();
+            assert_eq!(line_text(&row, &mut text), line_bytes(&row, &mut bytes));
+            assert_eq!(bytes, text.as_bytes(), "wrapped: {wrapped}");
+        }
+    }
+
+    /// The last cell that adds text as `last_text` finds it, blanks skipped eight at a time from
+    /// the end, is the one a cell-at-a-time search finds, for every row length from 1 to 40,
+    /// every place of the last text cell (or none), and blanks that are not plain (a mark, an
+    /// extra part without marks, a tab, a spacer) after it.
+    #[test]
+    fn the_last_text_cell_is_found_at_every_length_and_position() {
+        let blanks: [&dyn Fn(&mut Cell); 5] = [
+            &|_| {},
+            // A blank with a combining mark: text.
+            &|cell| cell.push_zerowidth('\u{301}'),
+            &|cell| cell.set_underline_color(Some(Color::Named(NamedColor::Red))),
+            &|cell| cell.c = '\t',
+            &|cell| cell.flags.insert(Flags::WIDE_CHAR_SPACER),
+        ];
+        for cols in 1..=40 {
+            for last in (0..cols).map(Some).chain([None]) {
+                for (b, blank) in blanks.iter().enumerate() {
+                    let row = row(cols, |col, cell| match last {
+                        Some(last) if col == last => cell.c = 'x',
+                        Some(last) if col < last && col % 3 == 0 => cell.c = 'a',
+                        Some(last) if col == last + 3 || col == cols - 1 => blank(cell),
+                        _ => {}
+                    });
+                    let expected = row[..].iter().rposition(is_text);
+                    assert_eq!(last_text(&row[..]), expected, "{cols} {last:?} blank {b}");
+                }
+            }
+        }
     }
 
     /// The end of a row's text as `ascii_end` finds it, blocks of eight from the end, is the

@@ -18,8 +18,8 @@ use crate::term::queries;
 use crate::term::region::RegionWatch;
 use crate::term::rewrite::{CAN, Decision, Rules, StackBounds, View, repeat_piece};
 use crate::term::row_text::{
-    ascii_line_text, has_text, holds_wide_or_marked, is_wrapped, line_text, row_text, text_before,
-    text_ends_before, text_from_cell, text_of_first_cells,
+    ascii_line_text, has_text, holds_wide_or_marked, is_wrapped, line_bytes, line_text, row_text,
+    text_before, text_ends_before, text_from_cell, text_of_first_cells,
 };
 use crate::term::scan::{MarkKey, PromptMark, Scanner, Sequence, Stop};
 use crate::term::screen::{Cursor, Modes, MouseReporting, Screen};
@@ -1032,8 +1032,9 @@ impl Emulator {
             }
         }
         // A row taken a byte a cell is written straight where the transcript keeps it, as
-        // the bytes `ascii_line_text` checked; any other goes as text.
+        // the bytes `ascii_line_text` checked; any other is encoded into `bytes` first.
         let mut text = String::new();
+        let mut bytes = Vec::new();
         let blank = alacritty_terminal::term::cell::Cell::default();
         let grid = self.term.grid_mut();
         for back in (1..=history).rev() {
@@ -1048,19 +1049,19 @@ impl Emulator {
             let wrapped = is_wrapped(row);
             if cfg!(debug_assertions) && !self.wide_or_marked {
                 // Every test and fuzz run checks the fast path against the general one.
-                let mut bytes = Vec::new();
-                if ascii_line_text(row, &mut bytes) {
+                let mut ascii = Vec::new();
+                if ascii_line_text(row, &mut ascii) {
                     text.clear();
                     line_text(row, &mut text);
-                    assert_eq!(bytes, text.as_bytes(), "a row taken a byte a cell differs");
+                    assert_eq!(ascii, text.as_bytes(), "a row taken a byte a cell differs");
                 }
             }
             let taken = !self.wide_or_marked
                 && transcript.push_row_with(row.len(), wrapped, |out| ascii_line_text(row, out));
             if !taken {
-                text.clear();
-                line_text(row, &mut text);
-                transcript.push_row(&text, wrapped);
+                bytes.clear();
+                line_bytes(row, &mut bytes);
+                transcript.push_row_bytes(&bytes, wrapped);
             }
             // Cleared now rather than when alacritty reuses the row (which then finds nothing
             // to clear): the grid keeps up to a thousand cleared-off rows for reuse, whose
