@@ -594,9 +594,15 @@ impl Scanner {
             // (A character between two sequences, as in a spiral of cursor moves, is common
             // enough to be told before setting the search up.)
             let room = (line_budget - lines).min(work_budget - work);
+            // Nor does an ESC in the next eight bytes need the search's window worked out (a
+            // coloured word: BENCHMARKS.md §28); past the room it stops the loop as the
+            // window's `room + 1` does.
             let run = match bytes.get(i..i + 2) {
                 Some(&[first, 0x1b]) if first != 0x1b => 1,
-                _ => self.escape_within(&bytes[i..], room),
+                _ => match bytes.get(i..).and_then(<[u8]>::first_chunk::<8>) {
+                    Some(&chunk) if let Some(at) = escape_in(chunk) => at,
+                    _ => self.escape_within(&bytes[i..], room),
+                },
             };
             let take = run.min(room);
             if take > 0 {
