@@ -8,7 +8,8 @@
 //! only non-ASCII output, or a repetition of such a character, can put them there), checking
 //! only each cell's character;
 //! [`line_text`] handles every other row, copying a plain-ASCII beginning a byte a cell and
-//! encoding the rest a character at a time (BENCHMARKS.md §16).
+//! encoding the rest a character at a time (BENCHMARKS.md §16); the drain takes it as bytes,
+//! [`line_bytes`], encoded straight into its buffer (BENCHMARKS.md §28).
 
 use alacritty_terminal::grid::{Dimensions, Grid, Row};
 use alacritty_terminal::index::{Column, Line};
