@@ -1160,44 +1160,6 @@ fn the_header_keeps_a_blank_printed_before_a_wide_character_on_the_next_row() {
     }
 }
 
-/// A dialog's shadow is not marked: mc draws it two cells down the dialog's right side and
-/// then along the row below it, over the text under it, which it leaves as it was. That row
-/// was marked as styled, and so listed as changed when the dialog opened (and again when it
-/// closed), a panel's row of 80 bytes that told nothing.
-#[test]
-fn a_dialogs_shadow_is_no_change() {
-    if !require("mc") {
-        return;
-    }
-    let home = TestDir::new("mc-shadow-home");
-    let dir = TestDir::new("mc-shadow");
-    std::fs::write(dir.join("a.txt"), "a\n").unwrap();
-    let toolbox = Toolbox::new(engine());
-    let path = dir.to_str().unwrap();
-    let start = json!({
-        "argv": ["mc", "-u", path, path], "env": {"HOME": home.to_str().unwrap()},
-        "cols": 80, "rows": 24,
-    });
-    let started = toolbox.call("terminal_start", &start);
-    assert!(!started.is_error, "{}", started.text);
-    let id = started.structured.unwrap()["session_id"].clone();
-    // The panels as the dialog is compared with, drawn whole.
-    let panels = json!({"session_id": id, "view": "screen", "input_wait": true});
-    let panels = toolbox.call("terminal_read", &panels);
-    assert!(panels.text.contains("a.txt"), "{}", panels.text);
-    let opened = toolbox.call("terminal_send", &json!({"session_id": id, "keys": "<F7>"}));
-    assert!(opened.text.contains("Create a new Directory"), "{}", opened.text);
-    // The dialog's last rows: its buttons, its bottom border, a blank row; then its shadow's.
-    let buttons = opened.text.lines().find(|line| line.contains("[< OK >]")).unwrap();
-    let row: u16 = buttons.split('│').next().unwrap().parse().unwrap();
-    let shadow = format!("\n{}│", row + 3);
-    assert!(opened.text.contains(&format!("\n{}│", row + 2)), "{}", opened.text);
-    assert!(!opened.text.contains(&shadow), "{}", opened.text);
-    let closed = toolbox.call("terminal_send", &json!({"session_id": id, "keys": "<Esc>"}));
-    assert!(closed.text.contains("the same as the previous different screen"), "{}", closed.text);
-    toolbox.call("terminal_close", &json!({"session_id": id}));
-}
-
 /// tmux with two panes is named as the program the session runs, `tmux`: `/proc` cannot tell
 /// which pane is shown and gets the keys, so the reader is its server, which a header named
 /// by its process title, `tmux: server`, a name the session never ran. With one pane the

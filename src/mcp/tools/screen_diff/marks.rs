@@ -149,11 +149,6 @@ const STRIPE_ROWS: usize = 3;
 /// entry), a separator between two views (tig's `│`) or a shadow is drawn alike on every row
 /// whatever is selected: marked, it told nothing and, beside a long list, crowded out the
 /// selection's own mark. (A selection holds text: vim's block of `x` down a column is one.)
-/// A stripe's foot is one too: the run right below its last row, in its colours and
-/// attributes, that ends where it ends, whatever text it holds (a dialog's shadow, two cells
-/// down its right side and then the row below it, over the text under it, which it leaves
-/// as it was: mc's. Marked, that row was listed as changed when the dialog opened, 80 bytes
-/// for nothing, and again when it closed).
 fn stripes(runs: &[StyleRun], lines: &[String]) -> Vec<bool> {
     let text = |run: &StyleRun| {
         let line = lines.get(usize::from(run.row)).map_or("", String::as_str);
@@ -178,17 +173,6 @@ fn stripes(runs: &[StyleRun], lines: &[String]) -> Vec<bool> {
             column.chunk_by(|a, b| b.0 <= a.0.saturating_add(2)).filter(|s| s.len() >= STRIPE_ROWS)
         {
             stripe.iter().for_each(|&(_, i)| flags[i] = true);
-            let &(row, last) = stripe.last().expect("a stripe has rows");
-            let last = &runs[last];
-            let end = last.col.saturating_add(last.width);
-            let foot = runs.iter().position(|run| {
-                run.row == row.saturating_add(1)
-                    && run.col.saturating_add(run.width) == end
-                    && (&run.fg, &run.bg, &run.attrs) == (&last.fg, &last.bg, &last.attrs)
-            });
-            if let Some(foot) = foot {
-                flags[foot] = true;
-            }
         }
     }
     flags
