@@ -1185,3 +1185,37 @@ fn tmux_with_two_panes_is_named_tmux_not_its_server() {
     assert!(!split.text.contains("tmux: server"), "{}", split.text);
     toolbox.call("terminal_close", &json!({"session_id": id}));
 }
+
+/// mc's Mkdir dialog is marked as what stands out, with its focused field, and so are the
+/// panel's selection and title under it: a rule that took the dialog's shadow row out of the
+/// styled runs before they were counted left the dialog unmarked and marked the F-key bar.
+#[test]
+fn mcs_dialog_stays_marked_over_its_panels() {
+    if !require("mc") {
+        return;
+    }
+    let home = TestDir::new("mc-dialog-home");
+    let dir = TestDir::new("mc-dialog");
+    std::fs::write(dir.join("a.txt"), "a\n").unwrap();
+    let toolbox = Toolbox::new(engine());
+    let path = dir.to_str().unwrap();
+    let start = json!({
+        "argv": ["mc", "-u", path, path], "env": {"HOME": home.to_str().unwrap()},
+        "cols": 80, "rows": 24,
+    });
+    let started = toolbox.call("terminal_start", &start);
+    assert!(!started.is_error, "{}", started.text);
+    let id = started.structured.unwrap()["session_id"].clone();
+    let panels = json!({"session_id": id, "view": "screen", "input_wait": true});
+    let panels = toolbox.call("terminal_read", &panels);
+    assert!(panels.text.contains("a.txt"), "{}", panels.text);
+    let opened = toolbox.call("terminal_send", &json!({"session_id": id, "keys": "<F7>"}));
+    assert!(opened.text.contains("⟦ ┌────── Create a new Directory"), "{}", opened.text);
+    // The whole screen, as a caller that saw none of it reads it.
+    let whole = json!({"session_id": id, "view": "screen"});
+    let whole = Toolbox::new(toolbox.engine().clone()).call("terminal_read", &whole).text;
+    assert!(whole.contains("⟦ ┌────── Create a new Directory"), "{whole}");
+    assert!(whole.contains("│⟦/.."), "the panel's selection: {whole}");
+    assert!(!whole.contains("⟦ 1⟧Help"), "the F-key bar: {whole}");
+    toolbox.call("terminal_close", &json!({"session_id": id}));
+}
