@@ -1041,9 +1041,9 @@ fn a_wait_refused_after_typing_says_what_was_typed() {
 const SCREENS: &str = r#"
 import os, sys, tty
 tty.setraw(0)
-def draw(name, col):
+def draw(name, col, row=13):
     rows = "".join((name * 60) + "\r\n" for _ in range(10))
-    sys.stdout.write("\x1b[H\x1b[2J" + rows + "screen " + name + "\x1b[13;%dH" % (col + 1))
+    sys.stdout.write("\x1b[H\x1b[2J" + rows + "screen " + name + "\x1b[%d;%dH" % (row, col + 1))
     sys.stdout.flush()
 sys.stdout.write("\x1b[?1049h\x1b[?25l")
 draw("W", 0)
@@ -1051,7 +1051,12 @@ while True:
     key = os.read(0, 1).decode()
     if key == "q":
         break
-    draw("A" if key == "c" else key.upper(), 5 if key == "c" else 0)
+    if key == "c":
+        draw("A", 5)
+    elif key == "d":
+        draw("A", 0, 18)
+    else:
+        draw(key.upper(), 0)
 "#;
 
 /// Starts [`SCREENS`]; returns its session id.
@@ -1063,32 +1068,36 @@ fn started_screens(toolbox: &Toolbox) -> Value {
 }
 
 /// A whole read of a screen that differs from one the caller saw only in a hidden cursor's
-/// place (which no result shows) is that screen: its look moves to the newest place. Kept as
+/// place (which no result marks) is that screen: its look moves to the newest place. Kept as
 /// a new look, it pushed the oldest out and the count of every older screen one too far:
 /// after W, X, A, B and A again (`view="screen"`, the hidden cursor moved), X, three different
-/// screens back, was told as four back.
+/// screens back, was told as four back. So too when the hidden cursor moved below the text,
+/// where a whole read shows blank rows down to it (`d`, review wt).
 #[test]
 fn a_whole_read_of_a_screen_seen_with_its_hidden_cursor_moved_is_that_look() {
     if !require("python3") {
         return;
     }
     let toolbox = Toolbox::new(engine());
-    let id = started_screens(&toolbox);
-    let send = |keys: &str, view: &str| {
-        let arguments = json!({"session_id": id, "keys": keys, "view": view});
-        let sent = toolbox.call("terminal_send", &arguments);
-        assert!(!sent.is_error, "{}", sent.text);
-        sent.text
-    };
-    for (key, name) in [("x", "X"), ("a", "A"), ("b", "B")] {
-        let shown = send(key, "new");
-        assert!(shown.contains(&format!("screen {name}")), "{shown}");
+    for moved in ["c", "d"] {
+        let id = started_screens(&toolbox);
+        let send = |keys: &str, view: &str| {
+            let arguments = json!({"session_id": id, "keys": keys, "view": view});
+            let sent = toolbox.call("terminal_send", &arguments);
+            assert!(!sent.is_error, "{}", sent.text);
+            sent.text
+        };
+        for (key, name) in [("x", "X"), ("a", "A"), ("b", "B")] {
+            let shown = send(key, "new");
+            assert!(shown.contains(&format!("screen {name}")), "{shown}");
+        }
+        let again = send(moved, "screen");
+        assert!(again.contains("screen A") && again.contains("cursor hidden"), "{again}");
+        let back = send("x", "new");
+        let told = "the same as the screen you saw 3 different screens ago";
+        assert!(back.contains(told), "{moved}: {back}");
+        toolbox.call("terminal_close", &json!({"session_id": id}));
     }
-    let again = send("c", "screen");
-    assert!(again.contains("screen A") && again.contains("cursor hidden"), "{again}");
-    let back = send("x", "new");
-    assert!(back.contains("the same as the screen you saw 3 different screens ago"), "{back}");
-    toolbox.call("terminal_close", &json!({"session_id": id}));
 }
 
 /// Reads of one session by one caller running at once shape and remember its screen one

@@ -100,19 +100,21 @@ impl Frame {
     /// `SeenScreens::remember`), not a new one that would push the one before it, the base
     /// a dialog closed is told against, out of the looks kept.
     pub(crate) fn shows_same(&self, other: &Frame) -> bool {
-        self.cursor == other.cursor && self.same_but_cursor(other)
+        self.cursor == other.cursor && self.same_but_cursor(other, false)
     }
 
     /// Whether the caller is shown the same in both: [`Self::shows_same`], but a hidden
-    /// cursor's place, which no result shows (the header says `cursor hidden`). A whole read
-    /// of such a screen is the look it matches, not a new one (see `Seen::seen_again`).
+    /// cursor's place, which no result marks (the header says `cursor hidden`; a whole read
+    /// shows blank rows down to it, blank rows either way). A whole read of such a screen is
+    /// the look it matches, not a new one (see `Seen::seen_again`).
     pub(crate) fn looks_same(&self, other: &Frame) -> bool {
         let hidden = !self.cursor.visible && !other.cursor.visible;
-        (self.cursor == other.cursor || hidden) && self.same_but_cursor(other)
+        (self.cursor == other.cursor || hidden) && self.same_but_cursor(other, hidden)
     }
 
-    /// [`Self::shows_same`] but for the cursor.
-    fn same_but_cursor(&self, other: &Frame) -> bool {
+    /// [`Self::shows_same`] but for the cursor; with `hidden` (both cursors hidden), the rows
+    /// used down to a hidden cursor too, blank rows.
+    fn same_but_cursor(&self, other: &Frame, hidden: bool) -> bool {
         let Frame {
             cols,
             rows,
@@ -140,8 +142,9 @@ impl Frame {
                 &other.runs,
                 &other.styles,
             )
-            && (hashes, cursor_line, used, title, painted)
-                == (&other.hashes, &other.cursor_line, &other.used, &other.title, &other.painted)
+            && (hidden || used == &other.used)
+            && (hashes, cursor_line, title, painted)
+                == (&other.hashes, &other.cursor_line, &other.title, &other.painted)
     }
 
     /// The bytes it holds, about: what [`SeenScreens`] counts against [`SCREEN_BYTES_KEPT`].
