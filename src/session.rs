@@ -148,6 +148,12 @@ pub enum ScrollDirection {
 /// A handle to one session. Cheap to clone, usable from any thread; every call is a message
 /// to the engine's reactor thread.
 ///
+/// The session is the engine's, not the handle's: dropping a handle, even the last one,
+/// leaves its program running until it exits, [`Session::close`] ends it, or the engine shuts
+/// down (its last [`Engine`](crate::Engine) clone dropped, or
+/// [`Engine::shutdown`](crate::Engine::shutdown)). [`Engine::session`](crate::Engine::session)
+/// gives a handle to it again.
+///
 /// ```no_run
 /// use std::time::Duration;
 /// use termloom::{Config, Engine, SpawnSpec, Until};
