@@ -1462,3 +1462,154 @@ fn the_kits_secret_sent_as_the_prompt_shows_waits_for_its_reader() {
         kit.wait_for_output(&format!("got-hunter2-end-{round}"));
     }
 }
+
+/// `ls -l` shows a recent file's time to the minute and an older one's year after the month
+/// and the day: `short_times` and `month_days` replace them (`clock_times` takes only times
+/// with seconds), `file_times` masks the listing's twelve cells whole, whatever the file's age;
+/// a position such as `main.rs:12:30`, and times next to each other, are handled apart.
+#[test]
+fn times_to_the_minute_and_listing_dates_are_redacted() {
+    let script = "chmod 644 new.txt old.txt; touch -d '2020-01-02 03:04' old.txt; \
+                  ls -l new.txt old.txt | cut -d' ' -f1,2,5-; \
+                  echo 'at main.rs:12:30, 09:41:07 then 19:03 19:04; 4 items'; read x";
+    let builder = || {
+        TestSession::builder("sh")
+            .args(["-c", script])
+            .file("new.txt", "new\n")
+            .file("old.txt", "old\n")
+    };
+    // (Owner and group cut, so that the rows do not depend on the user.)
+    let words = builder().redact(Redactions::new().month_days().short_times()).start();
+    words.wait_for_screen_text("4 items").wait_for_input();
+    let rows = words.snapshot();
+    assert!(rows.contains(" 0 │-rw-r--r-- 1 4 [DATE] [TIME] new.txt\n"), "{rows}");
+    assert!(rows.contains(" 1 │-rw-r--r-- 1 4 [DATE] old.txt\n"), "{rows}");
+    assert!(rows.contains(" 2 │at main.rs:12:30, [TIME] then [TIME] [TIME]; 4 items\n"), "{rows}");
+    let masked = builder().redact(Redactions::new().file_times()).start();
+    masked.wait_for_screen_text("4 items").wait_for_input();
+    let rows = masked.snapshot();
+    assert!(rows.contains(" 0 │-rw-r--r-- 1 4 ▒▒▒▒▒▒▒▒▒▒▒▒ new.txt\n"), "{rows}");
+    assert!(rows.contains(" 1 │-rw-r--r-- 1 4 ▒▒▒▒▒▒▒▒▒▒▒▒ old.txt\n"), "{rows}");
+    assert!(rows.contains(" 2 │at main.rs:12:30, 09:41:07 then 19:03 19:04; 4 items\n"), "{rows}");
+}
+
+/// mc's panels show each file's time to the minute in a column of twelve cells, and the disk's
+/// usage in the bottom border (`184G / 252G (72%)`), which changes from run to run and its
+/// width, and the border's, from machine to machine: masked, the panel keeps its columns and
+/// the bottom row is the same whatever the disk.
+#[test]
+fn mcs_file_times_and_disk_usage_are_redacted_keeping_the_columns() {
+    if !require("mc") {
+        return;
+    }
+    let mc = TestSession::builder("mc")
+        .arg("--nosubshell")
+        .file("notes.txt", "hi\n")
+        .redact(Redactions::new().file_times().disk_usage())
+        .timeout(Duration::from_secs(30))
+        .start();
+    mc.wait_for_screen_text("notes.txt").wait_for_input().wait_stable();
+    let raw = mc.screen();
+    let usage = regex::Regex::new(r"\d+(\.\d+)?[KMGT]? / \d+(\.\d+)?[KMGT]? \(\d+%\)").unwrap();
+    let bottom = raw.lines.iter().position(|row| usage.is_match(row)).expect("mc's disk usage");
+    let redacted = mc.redactions().apply_to_screen(&raw);
+    let width = |row: &str| unicode_width::UnicodeWidthStr::width(row);
+    for (row, (before, after)) in raw.lines.iter().zip(&redacted.lines).enumerate() {
+        assert_eq!(width(before), width(after), "row {row}: {before:?} became {after:?}");
+    }
+    let notes = redacted.lines.iter().find(|row| row.contains(" notes.txt ")).unwrap();
+    assert!(notes.contains("│      3│▒▒▒▒▒▒▒▒▒▒▒▒│"), "{notes}");
+    // The border's dashes and the usage, masked together: `└▒▒…▒ ─┘`, twice.
+    let panel = regex::Regex::new(r"^└▒+ ─┘└▒+ ─┘$").unwrap();
+    assert!(panel.is_match(&redacted.lines[bottom]), "{}", redacted.lines[bottom]);
+    let snapshot = mc.snapshot();
+    assert!(!usage.is_match(&snapshot) && snapshot.contains("▒▒▒▒▒▒▒▒▒▒▒▒│"), "{snapshot}");
+    mc.press("<F10>");
+    mc.wait_for_exit();
+}
+
+/// The target directory of the build (here `CARGO_TARGET_DIR`, or the crate's `target/`) is
+/// `[TARGET]` with `target_dir`, and in the command line, as a program of the package or a
+/// file the build wrote is named: it is not always inside the crate's directory.
+#[test]
+fn the_target_directory_is_redacted() {
+    // `<target>/tmp`, as Cargo gives it to integration tests.
+    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).parent().unwrap().canonicalize().unwrap();
+    let target = target.display();
+    let script = "echo \"built $1/debug/app\"; read x";
+    let app = TestSession::builder("sh")
+        .args(["-c", script, "sh", &target.to_string()])
+        .redact(Redactions::new().target_dir().crate_dir())
+        .start();
+    app.wait_for_screen_text("built").wait_for_input();
+    assert!(app.snapshot().contains(" 0 │built [TARGET]/debug/app\n"), "{}", app.snapshot());
+    // The command line, without the test asking.
+    let app = TestSession::builder("sh").args(["-c", script, "sh", &target.to_string()]).start();
+    assert_eq!(app.command(), "sh -c 'echo \"built $1/debug/app\"; read x' sh [TARGET]");
+}
+
+/// `snapshot()` and `styled_snapshot()` give the text `assert_screen_snapshot!` stores, with
+/// the session's redactions (a user's `insta::assert_snapshot!(app.snapshot())` stored the
+/// program's pid); the screen as it is stays `format_screen(&app.screen())`.
+#[test]
+fn snapshot_texts_are_redacted_as_the_macro_stores_them() {
+    let app = TestSession::builder("sh")
+        .args(["-c", "printf 'pid %s in \\033[31m%s\\033[m ok\\n' $$ \"$HOME\"; read x"])
+        .redact_pid()
+        .start();
+    app.wait_for_screen_text("ok").wait_for_input();
+    let (pid, home) = (app.pid().to_string(), app.home().display().to_string());
+    let plain = app.snapshot();
+    assert!(plain.contains(" 0 │pid [PID] in [HOME] ok\n"), "{plain}");
+    let styled = app.styled_snapshot();
+    assert!(styled.contains(" 0 │pid [PID] in [HOME] ok\n"), "{styled}");
+    // The red run covers `[HOME]`, moved with the text.
+    assert!(styled.contains(" 0 │ cols 13-18: fg=red\n"), "{styled}");
+    for text in [&plain, &styled] {
+        assert!(!text.contains(&pid) && !text.contains(&home), "{text}");
+    }
+    let raw = termloom::testing::format_screen(&app.screen());
+    assert!(raw.contains(&format!("pid {pid} in {home} ok")), "{raw}");
+}
+
+/// A program that ignores the hangup and `SIGTERM` is killed after the kit's close grace, 1 s,
+/// not the engine's 3 s: every test of such a program paid 3 s as its session was dropped.
+#[test]
+fn a_program_that_ignores_the_close_is_killed_after_the_kits_grace() {
+    let script = "trap '' HUP TERM; echo ready; while :; do sleep 0.1; done";
+    let app = TestSession::builder("sh").args(["-c", script]).start();
+    app.wait_for_output("ready");
+    let started = std::time::Instant::now();
+    assert_eq!(app.close(), termloom::ExitStatus::Signal(9));
+    let took = started.elapsed();
+    assert!(took >= Duration::from_millis(900), "killed before its grace: {took:?}");
+    assert!(took < Duration::from_secs(3), "took the engine's grace: {took:?}");
+    // Dropped without a close, the same.
+    let app = TestSession::builder("sh").args(["-c", script]).start();
+    app.wait_for_output("ready");
+    let started = std::time::Instant::now();
+    drop(app);
+    assert!(started.elapsed() < Duration::from_secs(3), "{:?}", started.elapsed());
+    // A test may give more.
+    let app = TestSession::builder("sh")
+        .args(["-c", script])
+        .close_grace(Duration::from_millis(1500))
+        .start();
+    app.wait_for_output("ready");
+    let started = std::time::Instant::now();
+    app.close();
+    assert!(started.elapsed() >= Duration::from_millis(1400), "{:?}", started.elapsed());
+}
+
+/// A working directory that does not exist is named in the failure as the test wrote it,
+/// inside `[HOME]`, not by the temporary directory's path, which changes from run to run.
+#[test]
+fn a_missing_working_directory_is_named_inside_home() {
+    let builder = TestSession::builder("sh").cwd("missing");
+    let home = builder.home().display().to_string();
+    let message = panic_message(|| {
+        builder.start();
+    });
+    assert!(message.contains("[HOME]/missing"), "{message}");
+    assert!(!message.contains(&home), "{message}");
+}

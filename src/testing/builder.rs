@@ -138,6 +138,7 @@ pub struct TestSessionBuilder {
     timeout: Duration,
     settle: Duration,
     stuck_after: Option<Duration>,
+    close_grace: Duration,
     config: Config,
     redactions: Redactions,
     ready: Vec<Until>,
@@ -191,6 +192,7 @@ impl TestSessionBuilder {
             timeout: DEFAULT_TIMEOUT,
             settle: DEFAULT_SETTLE,
             stuck_after: Some(DEFAULT_STUCK_AFTER),
+            close_grace: DEFAULT_CLOSE_GRACE,
             config: Config::default(),
             redactions: Redactions::new(),
             ready: Vec::new(),
@@ -313,9 +315,20 @@ impl TestSessionBuilder {
     }
 
     /// Sets the engine's configuration. Its `cols` and `rows` are not used: the terminal's
-    /// size is [`TestSessionBuilder::size`]'s, 80x24 unless set.
+    /// size is [`TestSessionBuilder::size`]'s, 80x24 unless set; nor is its `close_grace`:
+    /// the kit's is [`TestSessionBuilder::close_grace`]'s, 1 s unless set.
     pub fn config(mut self, config: Config) -> Self {
         self.config = config;
+        self
+    }
+
+    /// Sets how long closing the session (dropping it, [`TestSession::close`]) waits after
+    /// its hangup before it kills what still runs (default [`DEFAULT_CLOSE_GRACE`], 1 s;
+    /// [`Config::close_grace`] says how the close goes): a program that ignores `SIGHUP` and
+    /// `SIGTERM` costs the test that long. Longer for a program whose test checks what it
+    /// does as it is closed (saving a file, say) and takes more time; at most 10 minutes.
+    pub fn close_grace(mut self, grace: Duration) -> Self {
+        self.close_grace = grace;
         self
     }
 
@@ -379,9 +392,9 @@ impl TestSessionBuilder {
         redactions.and(self.redactions.clone())
     }
 
-    /// The command line, for messages and snapshot descriptions, with the `HOME` and the
-    /// crate's directory redacted (`[CRATE]`, [`Redactions::crate_dir`]), as the session's own
-    /// redactions. A program given by an absolute path (such as `env!("CARGO_BIN_EXE_app")`) is
+    /// The command line, for messages and snapshot descriptions, with the `HOME`, the target
+    /// directory (`[TARGET]`, [`Redactions::target_dir`]) and the crate's directory redacted
+    /// (`[CRATE]`, [`Redactions::crate_dir`]), as the session's own redactions. A program given by an absolute path (such as `env!("CARGO_BIN_EXE_app")`) is
     /// named by its file name: none of it depends on where the repository is checked out.
     fn command_line(&self) -> String {
         let argv = self.spec.argv();
@@ -399,7 +412,15 @@ impl TestSessionBuilder {
                 line.push_str(&arg);
             }
         }
-        self.session_redactions(None).and(Redactions::new().crate_dir()).apply(&line)
+        self.paths_redacted(&line)
+    }
+
+    /// `text` with the session's redactions, then the target directory's and the crate's
+    /// (`[TARGET]`, `[CRATE]`): for the command line and the messages of a failed start,
+    /// which name paths of the test's own.
+    fn paths_redacted(&self, text: &str) -> String {
+        let paths = Redactions::new().target_dir().crate_dir();
+        self.session_redactions(None).and(paths).apply(text)
     }
 
     /// For a failed start: where a relative program path with a slash was looked for (the
@@ -431,7 +452,8 @@ impl TestSessionBuilder {
         or_panic(crate::config::check_size(cols, rows), |e| {
             format!("termloom: cannot start `{command}` at size({cols}, {rows}): {e}")
         });
-        let mut config = Config { cols, rows, ..self.config.clone() };
+        let mut config =
+            Config { cols, rows, close_grace: self.close_grace, ..self.config.clone() };
         // A variable both kept and denied would be left out without a word.
         if let Some(denied) = self.keep_env.iter().find(|name| config.env_deny.contains(name)) {
             panic!(
@@ -462,6 +484,8 @@ impl TestSessionBuilder {
                     .unwrap_or(&message),
                 _ => &message,
             };
+            // (A working directory that does not exist is named as `[HOME]/missing`.)
+            let why = self.paths_redacted(why);
             format!("termloom: cannot start `{command}`: {why}{}", self.relative_program_hint())
         });
         let redactions = self.session_redactions(Some(session.pid()));

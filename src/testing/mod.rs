@@ -33,7 +33,8 @@
 //! }
 //! ```
 //!
-//! The screen as a snapshot stores it ([`TestSession::snapshot`] gives the same text):
+//! The screen as a snapshot stores it ([`TestSession::snapshot`] gives the same text, redacted
+//! as the snapshot is):
 //!
 //! ```
 //! use termloom::testing::TestSession;
@@ -83,7 +84,10 @@
 //! - `TERM=xterm-256color`, `COLORTERM=truecolor` (programs may use 24-bit colours, which
 //!   [`TestSession::with_styles`] snapshots show), `LANG=C.UTF-8`, `LC_ALL=C.UTF-8`, `TZ=UTC`,
 //!   `SHELL=/bin/sh`, `INPUTRC` naming an empty file, `LESSHISTFILE=-`, `HISTFILE` in `HOME`;
-//! - the working directory is the temporary `HOME` (see [`TestSessionBuilder::cwd`]).
+//! - the working directory is the temporary `HOME` (see [`TestSessionBuilder::cwd`]);
+//! - closing the session (dropping it) kills what ignores its hangup and `SIGTERM` after
+//!   [`DEFAULT_CLOSE_GRACE`], 1 s, not the engine's 3 s (see
+//!   [`TestSessionBuilder::close_grace`]).
 //!
 //! [`TestSessionBuilder::env`], [`TestSessionBuilder::env_remove`] and
 //! [`TestSessionBuilder::keep_env`] (the host's value) change any of it.
@@ -130,9 +134,13 @@
 //! [`Redactions`] replaces what changes between runs (clock times, pids, durations, addresses,
 //! the temporary `HOME`) with placeholders such as `[TIME]`. [`assert_screen_snapshot!`]
 //! applies a session's redactions to the screen's rows and title before insta sees the text
-//! (no insta filter is involved); [`snapshot_settings`] turns them into insta filters for
+//! (no insta filter is involved), and so do [`TestSession::snapshot`] and
+//! [`TestSession::styled_snapshot`]; [`snapshot_settings`] turns them into insta filters for
 //! snapshots of your own. Every session redacts its own `HOME` as `[HOME]`; add more with
-//! [`TestSessionBuilder::redact`].
+//! [`TestSessionBuilder::redact`]: for file listings and mc's panels,
+//! [`Redactions::short_times`] and [`Redactions::month_days`] (`19:03`, `Dec  7`), or
+//! [`Redactions::file_times`] and [`Redactions::disk_usage`], which keep the columns; for the
+//! build's paths, [`Redactions::target_dir`] and [`Redactions::crate_dir`].
 
 mod builder;
 mod redact;
@@ -173,6 +181,12 @@ pub const DEFAULT_SETTLE: Duration = Duration::from_millis(200);
 /// not held fails ([`TestSessionBuilder::stuck_after`]): nothing will change until the test
 /// types.
 pub const DEFAULT_STUCK_AFTER: Duration = Duration::from_secs(2);
+
+/// How long closing a test session (dropping it, [`TestSession::close`]) waits after its
+/// hangup and `SIGTERM` before it kills what still runs with `SIGKILL`
+/// ([`TestSessionBuilder::close_grace`]): the engine's 3 s ([`Config::close_grace`]) would be
+/// spent in full by every test whose program ignores those signals.
+pub const DEFAULT_CLOSE_GRACE: Duration = Duration::from_secs(1);
 
 /// The condition a stuck wait reports (see [`TestSession::wait_until`]).
 const STUCK: &str = "stuck: waiting for input, screen unchanged";

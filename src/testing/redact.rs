@@ -101,6 +101,23 @@ impl Redactions {
         }
     }
 
+    /// Replaces the target directory of the tests' build with `[TARGET]`: where the test
+    /// binary runs from (`<target>/debug/deps/`, as `cargo test` builds it, or
+    /// `<target>/<triple>/debug/deps/` with `--target`), and `CARGO_TARGET_DIR` when it names
+    /// an absolute path. A
+    /// `CARGO_TARGET_DIR` outside the crate, or a workspace's shared `target/`, is not inside
+    /// [`Redactions::crate_dir`]: a binary of the package
+    /// (`env!("CARGO_BIN_EXE_app")`) or a file the build wrote shows it. Nothing when the test
+    /// binary does not run from a `deps/` folder and no such variable is set. Add it before
+    /// [`Redactions::crate_dir`], whose `[CRATE]` would otherwise take the default
+    /// `<crate>/target` as `[CRATE]/target` (either is the same on every machine).
+    pub fn target_dir(mut self) -> Redactions {
+        for dir in target_dirs() {
+            self = self.path(&dir, "[TARGET]");
+        }
+        self
+    }
+
     /// Replaces a temporary home directory with `[HOME]` (every [`TestSession`] does this for
     /// its own).
     pub fn home(self, home: &Path) -> Redactions {
@@ -166,6 +183,77 @@ impl Redactions {
         // matched and put back, and so is the blank after a logging time's milliseconds.
         self.regex(r"(\b|[\d\]]T)\d{1,2}:\d{2}:\d{2},\d{3}(\s|$)", "${1}[TIME]${2}")
             .regex(r"(\b|[\d\]]T)\d{1,2}:\d{2}:\d{2}(\.\d+)?(Z\b|\b)", "${1}[TIME]${3}")
+    }
+
+    /// Replaces clock times to the minute, such as `19:03` or `9:41` (as `ls -l`, mc's file
+    /// panels and status bars show them), with `[TIME]`; seconds after them are taken too
+    /// (`19:03:27`, `19:03:27.5`; [`Redactions::clock_times`] knows more forms). Opt-in apart from
+    /// `clock_times`: a number, a colon and two digits is also a position (`12:30`, line and
+    /// column, as editors' status lines show it), a ratio or a score, which it would replace
+    /// too; those after a colon or a dot (`main.rs:12:30`, `v1.19:03`) or beside a letter
+    /// are left alone. The hour is 0 to 23, the minutes 00 to 59.
+    ///
+    /// ```
+    /// use termloom::testing::Redactions;
+    ///
+    /// let redactions = Redactions::new().short_times();
+    /// assert_eq!(
+    ///     redactions.apply("at 19:03, 9:41:07; main.rs:12:30"),
+    ///     "at [TIME], [TIME]; main.rs:12:30"
+    /// );
+    /// ```
+    pub fn short_times(self) -> Redactions {
+        // The character before is taken and put back (`\b` would hold after a colon); the
+        // one after is not taken, so that `19:03 19:04` has both replaced.
+        self.regex(r"(^|[^\w:.])(?:[01]?\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d+)?)?\b", "${1}[TIME]")
+    }
+
+    /// Replaces dates written with a month's English abbreviation and the day (`Dec  7`,
+    /// `Dec 17`: `ls -l`, mc's panels, `date`, logs), and a year after them (`Jan  2  2020`,
+    /// `Jan 2, 2020`), with `[DATE]`; a time after them is left to
+    /// [`Redactions::short_times`]: `Dec  7 19:03` becomes `[DATE] [TIME]` with both. The
+    /// kit's sessions run in the C locale (`LC_ALL=C.UTF-8`), where months are named so. The
+    /// words are replaced wherever they stand (`May 3` in a sentence too); where columns
+    /// must stay, as in a file panel, use [`Redactions::file_times`].
+    pub fn month_days(self) -> Redactions {
+        self.regex(
+            &format!(r"\b(?:{MONTHS}) {{1,2}}(?:[1-9]|[12]\d|3[01])(?:,? {{1,2}}\d{{4}})?\b"),
+            "[DATE]",
+        )
+    }
+
+    /// Replaces the modification time of a file listing, a month's abbreviation, the day and
+    /// a time or a year as `ls -l`, mc's panels and `tar tv` lay them out in twelve cells
+    /// (`Dec  7 19:03`, `Jan  2  2020`), with twelve [`MASK`] marks: the columns after it
+    /// stay where they were (mc's panel border), whether the file is recent (a time) or older
+    /// (a year). A plain replacement, as [`Redactions::regex`] makes: it also serves
+    /// [`snapshot_settings`]. For a listing's other columns that differ between machines
+    /// (a directory's size, the owner), see [`Redactions::user`] or a pattern of your own.
+    ///
+    /// ```
+    /// use termloom::testing::Redactions;
+    ///
+    /// let redactions = Redactions::new().file_times();
+    /// let listing = "│ notes.txt │   3│Dec  7 19:03│\n-rw-r--r-- 1 3 Jan  2  2020 old";
+    /// assert_eq!(
+    ///     redactions.apply(listing),
+    ///     "│ notes.txt │   3│▒▒▒▒▒▒▒▒▒▒▒▒│\n-rw-r--r-- 1 3 ▒▒▒▒▒▒▒▒▒▒▒▒ old"
+    /// );
+    /// ```
+    pub fn file_times(self) -> Redactions {
+        let marks: String = std::iter::repeat_n(MASK, 12).collect();
+        self.regex(&format!(r"\b(?:{MONTHS}) [ 1-3]\d (?: \d{{4}}|[0-2]\d:[0-5]\d)\b"), &marks)
+    }
+
+    /// Masks the disk usage mc shows at the bottom of each file panel, `184G / 252G (72%)`,
+    /// cell by cell with [`MASK`] (as [`Redactions::mask`] does), together with the blank and
+    /// the run of `─` mc draws before it: the text changes from run to run (the disk fills)
+    /// and its width from machine to machine (`1.2T / 2.0T (60%)`), and the border's length
+    /// with it, but not the two together: the row is the same on every machine. As a mask, it
+    /// cannot be an insta filter ([`snapshot_settings`] panics on it).
+    pub fn disk_usage(self) -> Redactions {
+        let size = r"\d+(?:[.,]\d+)?\s?[KMGTPEZY]?i?B?";
+        self.mask(&format!(r"─* ?{size} / {size} \(\d{{1,3}}%\)"))
     }
 
     /// Replaces ISO dates (`2024-05-17`) with `[DATE]`, also the date of an ISO 8601
@@ -545,6 +633,38 @@ pub(super) fn split_rows(line: &str, cols: u16, rows: usize) -> Vec<String> {
     }
     out.resize(rows.max(1), String::new());
     out
+}
+
+/// The months' English abbreviations, as a regular expression's alternatives.
+const MONTHS: &str = "Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec";
+
+/// The target directories of the running test binary's build (see
+/// [`Redactions::target_dir`]), absolute.
+fn target_dirs() -> Vec<PathBuf> {
+    let mut dirs = Vec::new();
+    // `<target>/<profile>/deps/<binary>`, or with `--target`
+    // `<target>/<triple>/<profile>/deps/<binary>`: a triple such as `x86_64-unknown-linux-gnu`
+    // has two dashes at least, and beside it is the same profile's folder for the host
+    // (build scripts), `<target>/<profile>`.
+    let exe = std::env::current_exe().ok();
+    let from_exe = exe.as_deref().and_then(|exe| {
+        let deps = exe.parent()?;
+        let profile = deps.parent().filter(|_| deps.file_name() == Some("deps".as_ref()))?;
+        let (above, name) = (profile.parent()?, profile.file_name()?);
+        let triple = above.file_name()?.to_string_lossy().matches('-').count() >= 2
+            && above.parent().is_some_and(|up| up.join(name).is_dir());
+        match triple {
+            true => above.parent(),
+            false => Some(above),
+        }
+    });
+    dirs.extend(from_exe.map(Path::to_path_buf));
+    if let Some(dir) = std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from)
+        && dir.is_absolute()
+    {
+        dirs.push(dir);
+    }
+    dirs
 }
 
 /// This process's user name in the password database (`/etc/passwd`), else `USER`.

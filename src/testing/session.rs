@@ -8,7 +8,9 @@ use crate::reactor::{Noted, Typing};
 /// that panic with a readable message instead of returning errors.
 ///
 /// It dereferences to [`Session`] for everything else (mouse, signals, resize...). Dropping it
-/// closes the session and removes the temporary `HOME`.
+/// closes the session (a hangup, then `SIGTERM`, then `SIGKILL` to what still runs after the
+/// [`close_grace`](TestSessionBuilder::close_grace), 1 s by default) and removes the temporary
+/// `HOME`.
 pub struct TestSession {
     pub(super) session: Session,
     /// The session as the kit's own waits read it: their transcript conditions look at output
@@ -108,6 +110,8 @@ impl TestSession {
     #[track_caller]
     fn check<T>(&self, what: &str, result: crate::Result<T>) -> T {
         or_panic(result, |e| {
+            // (An error may name a path in the temporary `HOME`.)
+            let e = Redactions::new().home(&self.home.path).apply(&e.to_string());
             format!("termloom: {what} failed for `{}`: {e}\n\n{}", self.command, self.context(None))
         })
     }
@@ -274,10 +278,15 @@ impl TestSession {
         self.check("waiting for a whole frame", self.session.wait(frame, self.timeout));
     }
 
-    /// The screen now in the snapshot format ([`format_screen`]), not redacted.
+    /// The screen now in the snapshot format ([`format_screen`]), redacted as
+    /// [`assert_screen_snapshot!`] stores it (the session's
+    /// [`redactions`](Self::redactions): its `HOME`, its pid with
+    /// [`redact_pid`](TestSessionBuilder::redact_pid), those of
+    /// [`redact`](TestSessionBuilder::redact)), for `insta::assert_snapshot!(app.snapshot())`
+    /// and assertions of your own. `format_screen(&app.screen())` is the screen as it is.
     #[track_caller]
     pub fn snapshot(&self) -> String {
-        format_screen(&self.screen())
+        format_screen(&self.redactions.apply_to_screen(&self.screen()))
     }
 
     /// The screen now with the colours and attributes of its cells, never half drawn (see
@@ -289,10 +298,12 @@ impl TestSession {
     }
 
     /// The screen now in the snapshot format with its `styles:` section
-    /// ([`format_styled_screen`]), not redacted.
+    /// ([`format_styled_screen`]), redacted as [`snapshot`](Self::snapshot) is (the runs move
+    /// with the text, see [`Redactions::apply_to_styled_screen`]).
+    /// `format_styled_screen(&app.styled_screen())` is the screen as it is.
     #[track_caller]
     pub fn styled_snapshot(&self) -> String {
-        format_styled_screen(&self.styled_screen())
+        format_styled_screen(&self.redactions.apply_to_styled_screen(&self.styled_screen()))
     }
 
     /// This session as a snapshot source that includes the colours and attributes:

@@ -41,13 +41,13 @@ pub trait SnapshotSource {
 
 impl SnapshotSource for TestSession {
     fn snapshot_text(&self) -> String {
-        self.snapshot()
+        format_screen(&self.screen())
     }
 
     /// The screen redacted with [`Redactions::apply_to_screen`], which sees texts wrapped
-    /// over rows, then formatted.
+    /// over rows, then formatted: [`TestSession::snapshot`].
     fn redacted_snapshot_text(&self) -> String {
-        format_screen(&self.redactions.apply_to_screen(&self.screen()))
+        self.snapshot()
     }
 
     fn snapshot_redactions(&self) -> Redactions {
@@ -69,13 +69,14 @@ impl SnapshotSource for TestSession {
 
 impl SnapshotSource for WithStyles<'_> {
     fn snapshot_text(&self) -> String {
-        self.0.styled_snapshot()
+        format_styled_screen(&self.0.styled_screen())
     }
 
     /// The styled screen's rows and title redacted with [`Redactions::apply_to_styled_screen`]
-    /// (the `styles:` section's runs move with the text), then formatted.
+    /// (the `styles:` section's runs move with the text), then formatted:
+    /// [`TestSession::styled_snapshot`].
     fn redacted_snapshot_text(&self) -> String {
-        format_styled_screen(&self.0.redactions.apply_to_styled_screen(&self.0.styled_screen()))
+        self.0.styled_snapshot()
     }
 
     fn snapshot_redactions(&self) -> Redactions {
