@@ -247,13 +247,13 @@ impl Redactions {
 
     /// Masks the disk usage mc shows at the bottom of each file panel, `184G / 252G (72%)`,
     /// cell by cell with [`MASK`] (as [`Redactions::mask`] does), together with the blank and
-    /// the run of `─` mc draws before it: the text changes from run to run (the disk fills)
+    /// the run of `─` mc draws before it (`-` with `mc -a`): the text changes from run to run (the disk fills)
     /// and its width from machine to machine (`1.2T / 2.0T (60%)`), and the border's length
     /// with it, but not the two together: the row is the same on every machine. As a mask, it
     /// cannot be an insta filter ([`snapshot_settings`] panics on it).
     pub fn disk_usage(self) -> Redactions {
         let size = r"\d+(?:[.,]\d+)?\s?[KMGTPEZY]?i?B?";
-        self.mask(&format!(r"─* ?{size} / {size} \(\d{{1,3}}%\)"))
+        self.mask(&format!(r"[─-]* ?{size} / {size} \(\d{{1,3}}%\)"))
     }
 
     /// Replaces ISO dates (`2024-05-17`) with `[DATE]`, also the date of an ISO 8601

@@ -91,7 +91,8 @@ impl TestSession {
     /// session is the engine's, not the kit's: it inherits the test process's environment (as
     /// [`Engine::spawn`] passes it, credentials left out) with its spec's variables over it,
     /// not the kit's fixed environment, and the engine's default size; the engine closes it
-    /// when the test session is dropped. For a client in the kit's environment, start a
+    /// when the test session is dropped (with the kit's
+    /// [`close_grace`](TestSessionBuilder::close_grace)). For a client in the kit's environment, start a
     /// [`TestSession`] of its own with `.env("HOME", server.home())`.
     pub fn engine(&self) -> &Engine {
         &self.engine
