@@ -397,6 +397,51 @@ fn shell_integration_works_for_a_session_run_as_another_user() {
     sh.close().unwrap();
 }
 
+/// Only the session's own shell carries the marks: bash reading its startup file and zsh
+/// added them to a `PS1` that came in the environment (the spec's) and left it exported, so
+/// every command's environment held the session's key and a nested shell inherited the
+/// prompt's mark; bash `--norc` exported all three of `PS1`, `PS0` and `PROMPT_COMMAND`, and a
+/// nested bash marked whole prompts, taken for the outer shell's.
+#[test]
+fn the_shells_commands_do_not_inherit_the_marks() {
+    let engine = engine();
+    let plain: &[&str] = &[];
+    for (shell, args) in [("bash", plain), ("bash", &["--norc", "--noprofile"]), ("zsh", plain)] {
+        if !require(shell) {
+            continue;
+        }
+        let home =
+            std::env::temp_dir().join(format!("termloom-inherit-{shell}-{}", std::process::id()));
+        std::fs::create_dir_all(&home).unwrap();
+        // The nested zsh reads it (none would start zsh's first-run menu).
+        std::fs::write(home.join(".zshrc"), "").unwrap();
+        let spec = SpawnSpec::new(shell)
+            .args(args)
+            .env("HOME", &home)
+            .env_remove("ZDOTDIR")
+            .env("PS1", "outer> ")
+            .shell_integration(true);
+        let sh = engine.spawn(spec).unwrap();
+        expect(&sh, Until::prompt());
+        let result = sh.run_command("env | grep -c '133;'", LONG).unwrap();
+        let said = (result.output.as_str(), result.exit_code);
+        assert_eq!(said, ("0\n", Some(1)), "{shell} {args:?}: {result:?}");
+        // A nested shell of the same kind, at its prompt (not in the line's echo), has not
+        // ended the command (the nested bash reads no `/etc/bash.bashrc`, which may set its
+        // own prompt).
+        let nested = if shell == "bash" { "bash --norc --noprofile" } else { shell };
+        sh.submit(&format!("PS1='in''ner> ' {nested}")).unwrap();
+        expect(&sh, Until::screen_contains("inner> "));
+        expect(&sh, Until::input_wait());
+        let status = sh.status().unwrap();
+        assert_eq!(status.last_exit_code, Some(1), "{shell} {args:?}: {status:?}");
+        let waited = sh.wait(Until::prompt(), Duration::from_millis(300)).unwrap();
+        assert!(waited.is_timeout(), "{shell} {args:?}: {waited}");
+        sh.close().unwrap();
+        let _ = std::fs::remove_dir_all(&home);
+    }
+}
+
 fn input_wait_fires(session: &Session) -> Option<InputKind> {
     let outcome = expect(session, Until::input_wait());
     assert_eq!(outcome.status.activity, Activity::WaitingForInput, "{outcome}");

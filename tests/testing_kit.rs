@@ -143,6 +143,56 @@ fn a_kit_shell_with_shell_integration_runs_commands() {
     assert!(err.to_string().contains("shell_integration(true)"), "{err}");
 }
 
+/// Only the kit shell itself marks its prompts: `bash --norc` integration put the marks, with
+/// the session's key, in exported `PS1`, `PS0` and `PROMPT_COMMAND`, so every command's
+/// environment held the key and a nested bash drew valid marks (`run_command("bash --norc")`
+/// returned at once, exit code 0, the inner bash still running). The nested shell now reads
+/// as the command still running.
+#[test]
+fn a_nested_bash_does_not_mark_its_prompts_as_the_kit_shells() {
+    if !require("bash") {
+        return;
+    }
+    let shell = TestSession::bash().shell_integration(true).start();
+    let result = shell.run_command("env | grep -c '133;'", Duration::from_secs(20)).unwrap();
+    assert_eq!((result.output.as_str(), result.exit_code), ("0\n", Some(1)), "{result:?}");
+    // The nested bash drew its prompt and reads a command line: nothing marked it.
+    shell.type_line("PS1='in''ner> ' bash --norc --noprofile");
+    shell.wait_for_screen_text("inner> ").wait_for_input();
+    let status = shell.session().status().unwrap();
+    assert_eq!(status.last_exit_code, Some(1), "no command ended: {status:?}");
+    let waited = shell.session().wait(Until::prompt(), Duration::from_millis(300)).unwrap();
+    assert!(waited.is_timeout(), "{waited}");
+    shell.type_line("exit");
+    shell.wait_until(Until::prompt());
+    // As the review ran it: the nested bash is a command that has not ended, waiting for input.
+    let nested = shell.run_command("bash --norc --noprofile", Duration::from_secs(20)).unwrap();
+    assert!(nested.waiting_for_input && nested.exit_code.is_none(), "{nested:?}");
+    shell.type_line("exit");
+    shell.wait_until(Until::prompt());
+    let result = shell.run_command("echo $SHLVL", Duration::from_secs(20)).unwrap();
+    assert_eq!((result.output.as_str(), result.exit_code), ("1\n", Some(0)), "{result:?}");
+}
+
+/// A kit zsh with shell integration reads the user's startup files from the session's
+/// `ZDOTDIR`: the integration took the test process's own (`ZDOTDIR=/tmp/z cargo test` put a
+/// developer's `.zshrc` into the kit's sessions), ignoring the one the test set.
+#[test]
+fn a_kit_zsh_reads_the_sessions_zdotdir() {
+    if !require("zsh") {
+        return;
+    }
+    let builder = TestSession::builder("zsh")
+        .file("zdot/.zshrc", "PS1='zsh> '\nFROM_ZDOTDIR=yes\n")
+        .shell_integration(true);
+    let zdotdir = builder.home().join("zdot");
+    let shell = builder.env("ZDOTDIR", &zdotdir).start();
+    shell.wait_until(Until::prompt());
+    let result = shell.run_command("echo from=$FROM_ZDOTDIR", Duration::from_secs(20)).unwrap();
+    assert_eq!((result.output.as_str(), result.exit_code), ("from=yes\n", Some(0)), "{result:?}");
+    assert_eq!(shell.last_lines(1), ["zsh> "], "{}", shell.screen());
+}
+
 /// A relative program path is taken in the session's working directory, the temporary `HOME`,
 /// not the test's (the crate's): a failed start says so (it said only "No such file or
 /// directory" for a script the crate has), once (it began "cannot start" twice), and a script

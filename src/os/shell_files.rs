@@ -5,9 +5,15 @@
 //! installs the marks: `PROMPT_COMMAND` prints `D;status` for the previous command and `A`,
 //! `PS1` gets `B` appended inside `\[ \]` (zero width, so the prompt looks the same), and `PS0`
 //! prints `C` when a command starts. With `--norc` no file is read, so the same three
-//! variables are set in the environment instead. zsh is started with `ZDOTDIR`
-//! pointing at a directory whose startup files source the user's own and add `precmd` and
+//! variables are set in the environment instead, and the first prompt's `PROMPT_COMMAND`
+//! unexports them. zsh is started with `ZDOTDIR` pointing at a directory whose startup files
+//! source the user's own (in the session's `ZDOTDIR`, else its `HOME`) and add `precmd` and
 //! `preexec` hooks doing the same.
+//!
+//! Only the session's own shell marks its prompts: the variables holding marks are never
+//! left exported (the startup files unexport `PS1`, `PS0`, `PROMPT_COMMAND`, which may have
+//! come from the environment), so a nested shell started at the prompt draws no marks (it
+//! reads as the command still running) and no command inherits the key.
 //!
 //! Every mark carries the session's key (`k=KEY`, see `term::scan::MarkKey`), which the
 //! startup files take from `TERMLOOM_MARK_KEY` and remove from the environment before the
@@ -34,6 +40,9 @@ __termloom_prompt() {
 PROMPT_COMMAND="__termloom_prompt${PROMPT_COMMAND:+; $PROMPT_COMMAND}"
 PS1="${PS1}\[\033]133;B;k=${__termloom_key}\007\]"
 PS0="${PS0}\033]133;C;k=${__termloom_key}\007"
+# Only this shell marks its prompts: the variables carrying the key stay unexported, so a
+# nested bash (or any command) does not inherit them.
+export -n PS1 PS0 PROMPT_COMMAND
 "#;
 
 const ZSH_ENV: &str = r#"# termloom shell integration (zsh): load the user's .zshenv.
@@ -55,6 +64,9 @@ __termloom_preexec() { print -n "\e]133;C;k=$__termloom_key\a" }
 precmd_functions=(__termloom_precmd $precmd_functions)
 preexec_functions+=(__termloom_preexec)
 PS1="$PS1%{"$'\e]133;B;k='"$__termloom_key"$'\a'"%}"
+# Only this shell marks its prompts: a PS1 taken from the environment stays exported, and a
+# nested shell (or any command) would inherit the key with it.
+typeset +x PS1
 "#;
 
 /// The scripts, by file name.
@@ -149,13 +161,16 @@ impl ShellFiles {
                 if norc {
                     let ps1 = lookup(env, "PS1").unwrap_or_else(|| "\\s-\\v\\$ ".into());
                     let ps0 = lookup(env, "PS0").unwrap_or_default();
-                    // No startup file runs: the key is in the variables themselves (and so
-                    // in the environment the shell's commands inherit).
+                    // No startup file runs: the key is in the variables themselves, which
+                    // come in the environment. The first prompt unexports them (before any
+                    // command runs), so that the shell's commands do not inherit the key
+                    // and a nested bash does not mark its prompts as this one's.
                     let b = format!("{ps1}\\[\\033]133;B;k={key}\\007\\]");
                     env.push(("PS1".into(), Some(b.into())));
                     env.push(("PS0".into(), Some(format!("{ps0}\\033]133;C;k={key}\\007").into())));
-                    let d =
-                        format!(r#"printf '\033]133;D;%s;k={key}\007\033]133;A;k={key}\007' "$?""#);
+                    let d = format!(
+                        r#"printf '\033]133;D;%s;k={key}\007\033]133;A;k={key}\007' "$?"; export -n PS1 PS0 PROMPT_COMMAND"#
+                    );
                     env.push(("PROMPT_COMMAND".into(), Some(d.into())));
                 } else {
                     let mut kept = Vec::new();
@@ -185,8 +200,9 @@ impl ShellFiles {
                         "shell integration needs zsh to read its startup files (`zsh -f`, NO_RCS, reads none, so no marks would be added); start `zsh` itself (it still reads your .zshrc) or `bash --norc`".into(),
                     );
                 }
-                let user = std::env::var_os("ZDOTDIR");
-                if let Some(user) = user {
+                // The user's startup files are where the session's environment says: the
+                // spec's `ZDOTDIR`, else the host's (not the host's when the spec removes it).
+                if let Some(user) = lookup_os(env, "ZDOTDIR") {
                     env.push(("TERMLOOM_USER_ZDOTDIR".into(), Some(user)));
                 }
                 env.push(("ZDOTDIR".into(), Some(self.dir.clone().into())));
@@ -206,9 +222,14 @@ impl ShellFiles {
 
 /// The value a variable will have in the child: from the overlay, else the host.
 fn lookup(overlay: &[(OsString, Option<OsString>)], name: &str) -> Option<String> {
+    lookup_os(overlay, name).map(|v| v.to_string_lossy().into_owned())
+}
+
+/// The value a variable will have in the child, as it is: from the overlay, else the host.
+fn lookup_os(overlay: &[(OsString, Option<OsString>)], name: &str) -> Option<OsString> {
     match overlay.iter().rev().find(|(k, _)| k == name) {
-        Some((_, value)) => value.as_ref().map(|v| v.to_string_lossy().into_owned()),
-        None => std::env::var(name).ok(),
+        Some((_, value)) => value.clone(),
+        None => std::env::var_os(name),
     }
 }
 
@@ -359,6 +380,24 @@ mod tests {
             let refused = files.inject(&mut argv, &mut Vec::new(), &key).unwrap_err();
             assert!(refused.contains("login shell"), "{login}: {refused}");
         }
+    }
+
+    /// The user's zsh startup files are found through the session's `ZDOTDIR`: the spec's
+    /// value, and none when the spec removes it (the test process's own was read, whatever
+    /// the spec said).
+    #[test]
+    fn zsh_finds_the_users_files_through_the_sessions_zdotdir() {
+        let files = ShellFiles::create().unwrap();
+        let key = MarkKey::generate();
+        let user = |env: &[(OsString, Option<OsString>)]| {
+            env.iter().rev().find(|(k, _)| k == "TERMLOOM_USER_ZDOTDIR").cloned()
+        };
+        let mut env = vec![("ZDOTDIR".into(), Some("/tmp/spec-z".into()))];
+        files.inject(&mut vec!["zsh".into()], &mut env, &key).unwrap();
+        assert_eq!(user(&env), Some(("TERMLOOM_USER_ZDOTDIR".into(), Some("/tmp/spec-z".into()))));
+        let mut env = vec![("ZDOTDIR".into(), None)];
+        files.inject(&mut vec!["zsh".into()], &mut env, &key).unwrap();
+        assert_eq!(user(&env), None, "{env:?}");
     }
 
     /// zsh reads the integration from a startup file: `zsh -f` (NO_RCS), which reads none,
