@@ -195,8 +195,8 @@ fn a_kit_zsh_reads_the_sessions_zdotdir() {
 
 /// A relative program path is taken in the session's working directory, the temporary `HOME`,
 /// not the test's (the crate's): a failed start says so (it said only "No such file or
-/// directory" for a script the crate has), once (it began "cannot start" twice), and a script
-/// written into `HOME` runs.
+/// directory" for a script the crate has), once (it began "cannot start" twice, also for a
+/// refused shell integration), and a script written into `HOME` runs.
 #[test]
 fn a_relative_program_path_is_the_sessions_directorys() {
     assert!(Path::new("tests/without_programs.sh").exists());
@@ -214,6 +214,13 @@ fn a_relative_program_path_is_the_sessions_directorys() {
     });
     let said = "termloom: cannot start `termloom-no-such-program -q`: no such program in PATH";
     assert!(message.starts_with(said), "{message}");
+    // A shell integration refused (`invalid input: cannot start "sh": ...`): once too.
+    let message = panic_message(|| {
+        let _ = TestSession::builder("sh").shell_integration(true).start();
+    });
+    let said = "termloom: cannot start `sh`: invalid input: shell integration works with bash and zsh, not \"sh\"";
+    assert!(message.starts_with(said), "{message}");
+    assert_eq!(message.matches("cannot start").count(), 1, "{message}");
     let builder = TestSession::builder("./run.sh").file("run.sh", "#!/bin/sh\necho ran-here\n");
     let script = builder.home().join("run.sh");
     std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();

@@ -476,16 +476,22 @@ impl TestSessionBuilder {
             }
         }
         let session = or_panic(engine.spawn(spec), |e| {
-            // The engine's message begins as this one does (`cannot start "prog": `): once.
+            // The engine's message begins as this one does (`cannot start "prog": `), or
+            // says so after `invalid input: ` (a refused shell integration): once.
             let message = e.to_string();
-            let why = match &e {
-                crate::Error::Spawn { program, .. } => message
-                    .strip_prefix(&format!("cannot start {}: ", crate::error::quoted(program)))
-                    .unwrap_or(&message),
-                _ => &message,
+            let once = |program: &str, message: &str| {
+                let said = format!("cannot start {}: ", crate::error::quoted(program));
+                message.strip_prefix(&said).map(str::to_owned)
             };
+            let why = match &e {
+                crate::Error::Spawn { program, .. } => once(program, &message),
+                crate::Error::InvalidInput(inner) => once(&self.spec.program_name(), inner)
+                    .map(|why| format!("invalid input: {why}")),
+                _ => None,
+            };
+            let why = why.unwrap_or(message);
             // (A working directory that does not exist is named as `[HOME]/missing`.)
-            let why = self.paths_redacted(why);
+            let why = self.paths_redacted(&why);
             format!("termloom: cannot start `{command}`: {why}{}", self.relative_program_hint())
         });
         let redactions = self.session_redactions(Some(session.pid()));
