@@ -119,6 +119,7 @@ pub(super) fn main(args: Vec<OsString>) -> ExitCode {
         stop.close_on_signal_with_exit(engine.clone(), 0);
     }
     let output = StopWhenClosed { stdout: std::io::stdout(), engine: engine.clone() };
+    watch_stdout(engine.clone());
     let served = termloom::mcp::serve(engine.clone(), std::io::stdin().lock(), output);
     engine.shutdown();
     match served {
@@ -145,12 +146,50 @@ impl StopWhenClosed {
         if let Err(err) = &result
             && err.kind() != std::io::ErrorKind::Interrupted
         {
-            say!("termloom: cannot write to stdout ({err}); closing every session");
-            self.engine.shutdown();
-            log::logger().flush();
-            std::process::exit(1);
+            stop(&self.engine, &err.to_string());
         }
         result
+    }
+}
+
+/// Says why stdout is gone, closes every session and exits 1; a second caller (the writer and
+/// the watcher at once) waits for the first's exit.
+fn stop(engine: &Engine, why: &str) -> ! {
+    static STOPPING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _only_one = STOPPING.lock();
+    say!("termloom: cannot write to stdout ({why}); closing every session");
+    engine.shutdown();
+    log::logger().flush();
+    std::process::exit(1);
+}
+
+/// Stops the server once stdout's last reader is gone, though nothing is written (see
+/// [`StopWhenClosed`]): an answer written while another process still held a copy of the
+/// pipe's read end (a child the host forked, until its `exec`) went into the pipe, and the
+/// server waited for the next request for ever. A thread polls stdout for nothing but its end:
+/// `POLLERR` (a pipe with no reader left) or `POLLHUP` (a socket or terminal hung up). Where
+/// stdout is no such thing (a file), or not open, it ends at once.
+fn watch_stdout(engine: Engine) {
+    use rustix::event::{PollFd, PollFlags, poll};
+    let watch = move || {
+        let stdout = std::io::stdout();
+        loop {
+            let mut fds = [PollFd::new(&stdout, PollFlags::empty())];
+            match poll(&mut fds, None) {
+                Ok(_) => {}
+                Err(rustix::io::Errno::INTR) => continue,
+                Err(_) => return,
+            }
+            let seen = fds[0].revents();
+            if seen.intersects(PollFlags::ERR | PollFlags::HUP) {
+                stop(&engine, "its reader is gone");
+            }
+            // `POLLNVAL`: not open; nothing else is asked for.
+            return;
+        }
+    };
+    if let Err(err) = std::thread::Builder::new().name("termloom-stdout".into()).spawn(watch) {
+        say!("termloom: cannot watch stdout ({err}); a closed one is seen at the next answer");
     }
 }
 
