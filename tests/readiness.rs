@@ -4777,6 +4777,30 @@ fn a_command_typed_through_ssh_is_waited_for_to_the_remote_prompt() {
     }
 }
 
+/// A far end whose first output draws nothing has not answered `ssh`'s start: bash turns
+/// bracketed paste on (`ESC [?2004h`) in a write of its own before its prompt's, which may come
+/// a packet later; here two seconds later. The wait goes on to the prompt. (That output was
+/// taken for the far end's answer, and the start read as waiting for keys on a blank screen,
+/// `ssh`'s keepalive a long timer: under load the first wait of
+/// [`a_command_typed_through_ssh_is_waited_for_to_the_remote_prompt`] fired before the prompt.)
+#[test]
+fn ssh_whose_far_end_set_a_mode_before_its_prompt_is_waited_for_to_the_prompt() {
+    if !sshd_usable() {
+        return;
+    }
+    let sshd = Sshd::start();
+    let engine = engine();
+    let shell = "printf '\\033[?2004h'; sleep 2; PS1='remote$ ' exec bash --norc --noprofile -i";
+    for (how, spec) in [("directly", sshd.ssh(shell)), ("through a proxy", sshd.ssh_proxied(shell))]
+    {
+        let ssh = engine.spawn(spec).unwrap();
+        assert_eq!(input_wait_fires(&ssh), Some(InputKind::Keys), "{how}");
+        let screen = ssh.screen().unwrap();
+        assert!(screen.contains("remote$"), "{how}: read as waiting before the prompt: {screen}");
+        ssh.close().unwrap();
+    }
+}
+
 /// A monitor refreshed more often than twice a second (`htop -d 3`: every 0.3 s, its reads of
 /// the terminal timed so) waits for keys between its frames: on the alternate screen such a
 /// timer is its refresh, and so it is for one that redraws the primary screen from its top-left

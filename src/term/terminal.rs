@@ -444,6 +444,11 @@ impl Terminal {
         self.emulator.cursor_below_text()
     }
 
+    /// Whether no row of the screen holds text (see `Emulator::shows_no_text`).
+    pub(crate) fn shows_no_text(&self) -> bool {
+        self.emulator.shows_no_text()
+    }
+
     /// Where the cursor is in the transcript: its line and the bytes before it there.
     pub(crate) fn cursor_position(&self) -> (u64, usize) {
         self.emulator.cursor_position(&self.transcript)

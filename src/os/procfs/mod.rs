@@ -1171,9 +1171,10 @@ pub(crate) struct TerminalSeen<'a> {
     /// connection whatever the far end does, waits on the world outside until the far end
     /// answers (a prompt; a full-screen program's redraw).
     pub(crate) unanswered_input: bool,
-    /// No input was sent yet, and nothing drawn answers the start (no output, or the visible
-    /// cursor at the start of a blank row below a row of text): `ssh`, whose far end greets
-    /// first (`Last login: ...`, then its prompt), waits on the world outside until then.
+    /// No input was sent yet, and nothing drawn answers the start (no output, no text on the
+    /// screen, only modes set, or the visible cursor at the start of a blank row below a row
+    /// of text): `ssh`, whose far end greets first (`Last login: ...`, then its prompt), waits
+    /// on the world outside until then.
     pub(crate) unanswered_start: bool,
     /// [`TerminalSeen::unanswered_input`], and that input was typed while the terminal echoed
     /// nothing (a password, a passphrase): `ssh` on its connection alone owes the far end's

@@ -75,6 +75,13 @@ impl Emulator {
             && has_text(&grid[point.line - 1])
     }
 
+    /// Whether no row of the screen holds text: nothing drawn yet, or only modes set (bash
+    /// turns bracketed paste on in a write of its own before its prompt).
+    pub(crate) fn shows_no_text(&self) -> bool {
+        let grid = self.term.grid();
+        (0..grid.screen_lines()).all(|line| !has_text(&grid[Line(line as i32)]))
+    }
+
     /// Whether the visible cursor stands right after the text of its row of the primary
     /// screen, nothing after it: a prompt (`> `, `(gdb) `), or a line being typed at one.
     pub(crate) fn cursor_after_text(&self) -> bool {
