@@ -167,8 +167,9 @@ fn stop(engine: &Engine, why: &str) -> ! {
 /// [`StopWhenClosed`]): an answer written while another process still held a copy of the
 /// pipe's read end (a child the host forked, until its `exec`) went into the pipe, and the
 /// server waited for the next request for ever. A thread polls stdout for nothing but its end:
-/// `POLLERR` (a pipe with no reader left) or `POLLHUP` (a socket or terminal hung up). Where
-/// stdout is no such thing (a file), or not open, it ends at once.
+/// `POLLERR` (a pipe with no reader left) or `POLLHUP` (a socket or terminal hung up). A file
+/// or `/dev/null` never reports either: the thread sleeps in `poll` for good. Not open
+/// (`POLLNVAL`), it ends.
 fn watch_stdout(engine: Engine) {
     use rustix::event::{PollFd, PollFlags, poll};
     let watch = move || {
