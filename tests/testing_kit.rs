@@ -191,6 +191,17 @@ fn a_kit_zsh_reads_the_sessions_zdotdir() {
     let result = shell.run_command("echo from=$FROM_ZDOTDIR", Duration::from_secs(20)).unwrap();
     assert_eq!((result.output.as_str(), result.exit_code), ("from=yes\n", Some(0)), "{result:?}");
     assert_eq!(shell.last_lines(1), ["zsh> "], "{}", shell.screen());
+    // A `.zshenv` that moves ZDOTDIR (the XDG layout) names where the rest is read, as zsh
+    // reads it (review wx: the integration read `$HOME/.zshrc`, and ZDOTDIR was `$HOME`).
+    let builder = TestSession::builder("zsh")
+        .file(".zshenv", "export ZDOTDIR=$HOME/.config/zsh\n")
+        .file(".config/zsh/.zshrc", "PS1='xdg> '\nFROM_XDG=yes\n")
+        .shell_integration(true);
+    let shell = builder.env_remove("ZDOTDIR").start();
+    shell.wait_until(Until::prompt());
+    let result = shell.run_command("echo from=$FROM_XDG", Duration::from_secs(20)).unwrap();
+    assert_eq!((result.output.as_str(), result.exit_code), ("from=yes\n", Some(0)), "{result:?}");
+    assert_eq!(shell.last_lines(1), ["xdg> "], "{}", shell.screen());
 }
 
 /// A relative program path is taken in the session's working directory, the temporary `HOME`,

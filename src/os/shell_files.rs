@@ -51,6 +51,9 @@ unset TERMLOOM_MARK_KEY
 __termloom_zdotdir="$ZDOTDIR"
 ZDOTDIR="${TERMLOOM_USER_ZDOTDIR:-$HOME}"
 [[ -r "$ZDOTDIR/.zshenv" ]] && . "$ZDOTDIR/.zshenv"
+# A .zshenv that moves ZDOTDIR (`export ZDOTDIR=$HOME/.config/zsh`) names where zsh reads the
+# rest of the user's files: .zshrc takes them from there.
+TERMLOOM_USER_ZDOTDIR="$ZDOTDIR"
 ZDOTDIR="$__termloom_zdotdir"
 "#;
 
