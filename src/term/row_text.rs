@@ -43,8 +43,9 @@ fn has_marks(cell: &Cell) -> bool {
     cell.zerowidth().is_some_and(|marks| !marks.is_empty())
 }
 
-/// Whether a cell's text is its character alone, one printable ASCII byte: no spacer, no
-/// combining marks (nor anything else in the cell's extra part).
+/// Whether a cell's text is its character alone, one ASCII byte (any but a tab: a control
+/// or DEL too, which a cell seldom holds): no spacer, no combining marks (nor anything else in
+/// the cell's extra part).
 /// Evaluated without short-circuits, so that a block of cells costs one branch.
 fn is_plain_ascii(cell: &Cell) -> bool {
     cell.c.is_ascii() & (cell.c != '\t') & cell.extra.is_none() & !cell.flags.intersects(SPACERS)
@@ -428,6 +429,22 @@ mod tests {
             let mut bytes = text.clone().into_bytes();
             assert_eq!(line_text(&row, &mut text), line_bytes(&row, &mut bytes));
             assert_eq!(bytes, text.as_bytes(), "wrapped: {wrapped}");
+        }
+    }
+
+    /// A character just outside printable ASCII (a control, DEL, a C1 control, the first
+    /// non-ASCII ones) anywhere in an eight-cell block stops the block copy, so a row's bytes
+    /// stay its text, UTF-8 (U+0080 copied as the byte 0x80 would not be; review wv).
+    #[test]
+    fn a_block_with_a_character_outside_printable_ascii_is_not_copied_as_bytes() {
+        for odd in ['\u{1f}', '\u{7f}', '\u{80}', '\u{9f}', '\u{a0}', 'é'] {
+            for at in 0..16 {
+                let row = row(16, |col, cell| cell.c = if col == at { odd } else { 'a' });
+                let (mut text, mut bytes) = (String::new(), Vec::new());
+                line_text(&row, &mut text);
+                line_bytes(&row, &mut bytes);
+                assert_eq!(bytes, text.as_bytes(), "{odd:?} at {at}");
+            }
         }
     }
 

@@ -576,9 +576,10 @@ impl Transcript {
         self.push_row_bytes(text.as_bytes(), wrapped);
     }
 
-    /// [`Transcript::push_row`] for a row's text as bytes, which must be UTF-8: a `str`'s, or
-    /// bytes checked to be ASCII as `row_text::ascii_line_text` makes them (the store checks
-    /// a line only when it is read: see `line_store`).
+    /// [`Transcript::push_row`] for a row's text as bytes, which must be UTF-8: a `str`'s,
+    /// bytes checked to be ASCII as `row_text::ascii_line_text` makes them, or a row encoded
+    /// by `row_text::line_bytes` (the store checks a line only when it is read: see
+    /// `line_store`).
     pub(crate) fn push_row_bytes(&mut self, text: &[u8], wrapped: bool) {
         if cfg!(debug_assertions) {
             assert!(std::str::from_utf8(text).is_ok(), "a row's text is not UTF-8");
