@@ -121,6 +121,7 @@ pub(super) fn main(args: Vec<OsString>) -> ExitCode {
     let output = StopWhenClosed { stdout: std::io::stdout(), engine: engine.clone() };
     watch_stdout(engine.clone());
     let served = termloom::mcp::serve(engine.clone(), std::io::stdin().lock(), output);
+    input_ended();
     engine.shutdown();
     match served {
         Ok(()) => ExitCode::SUCCESS,
@@ -152,11 +153,23 @@ impl StopWhenClosed {
     }
 }
 
+/// Whether the server stopped at the end of its input (see [`input_ended`]), held while it
+/// stops for a closed stdout (see [`stop`]).
+static STOPPING: std::sync::Mutex<bool> = std::sync::Mutex::new(false);
+
+/// Notes the end of the input: the server stops as it does then (exit 0), and a stdout
+/// closed meanwhile (a host closing both at once) is no longer a reason to stop (exit 1).
+fn input_ended() {
+    *STOPPING.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = true;
+}
+
 /// Says why stdout is gone, closes every session and exits 1; a second caller (the writer and
-/// the watcher at once) waits for the first's exit.
-fn stop(engine: &Engine, why: &str) -> ! {
-    static STOPPING: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    let _only_one = STOPPING.lock();
+/// the watcher at once) waits for the first's exit. Once the input ended, returns at once.
+fn stop(engine: &Engine, why: &str) {
+    let ended = STOPPING.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    if *ended {
+        return;
+    }
     say!("termloom: cannot write to stdout ({why}); closing every session");
     engine.shutdown();
     log::logger().flush();
@@ -182,7 +195,9 @@ fn watch_stdout(engine: Engine) {
                 Err(_) => return,
             }
             let seen = fds[0].revents();
-            if seen.intersects(PollFlags::ERR | PollFlags::HUP) {
+            // A host that closed stdin too (at once, a pipe's writer gone) ends the server as
+            // the end of its input does (exit 0).
+            if seen.intersects(PollFlags::ERR | PollFlags::HUP) && !stdin_hung_up() {
                 stop(&engine, "its reader is gone");
             }
             // `POLLNVAL`: not open; nothing else is asked for.
@@ -192,6 +207,16 @@ fn watch_stdout(engine: Engine) {
     if let Err(err) = std::thread::Builder::new().name("termloom-stdout".into()).spawn(watch) {
         say!("termloom: cannot watch stdout ({err}); a closed one is seen at the next answer");
     }
+}
+
+/// Whether stdin's other end is gone (`POLLHUP`: a pipe whose writers all closed it, though
+/// requests may be left to read).
+fn stdin_hung_up() -> bool {
+    use rustix::event::{PollFd, PollFlags, Timespec, poll};
+    let stdin = std::io::stdin();
+    let mut fds = [PollFd::new(&stdin, PollFlags::IN)];
+    let now = Timespec { tv_sec: 0, tv_nsec: 0 };
+    poll(&mut fds, Some(&now)).is_ok() && fds[0].revents().contains(PollFlags::HUP)
 }
 
 impl Write for StopWhenClosed {
