@@ -894,6 +894,48 @@ fn send_text_ending_in_an_escape_is_read_before_the_next_step() {
         let read = read.join(" ");
         assert!(read.contains(reads), "{steps:?}: read {read}: {shown}");
     }
+    // A line (canonical mode) read between the frames of a clock, never waiting for input nor
+    // quiet: the Escape goes with its line, and the next step's input at once (review wu: it
+    // waited 10 s, till `PART_TIMEOUT`). Printed in hex on row 2.
+    let lines = "import os, select, sys, time\n\
+        while True:\n\
+        \x20   sys.stdout.write('\\x1b[1;1Hclock'); sys.stdout.flush()\n\
+        \x20   if select.select([0], [], [], 0)[0]:\n\
+        \x20       sys.stdout.write('\\x1b[2;1H' + os.read(0, 64).hex()); sys.stdout.flush()\n\
+        \x20   time.sleep(0.05)\n";
+    let started = std::time::Instant::now();
+    let args = ["run", "--timeout", LONG_MS, "--wait-screen", "clock", "--send", r"x\e"];
+    let args = [&args[..], &["--send", "q\r", "--wait-screen", "781b710a", "--screen"]].concat();
+    let output = termloom(&[&args[..], &["--", "python3", "-c", lines]].concat());
+    assert_code(&output, 0);
+    let took = started.elapsed();
+    assert!(took < std::time::Duration::from_secs(6), "took {took:?}: {}", stdout(&output));
+    // Raw, polling between naps (never waiting for input), printing nothing until its `q`, then
+    // each read with its time: the `q` half a second after the Escape at most (review wu:
+    // 1.25 s, when the CLI took the program's silence for its answer).
+    let quiet = "import os, select, sys, time, tty\n\
+        tty.setraw(0)\n\
+        sys.stdout.write('ready'); sys.stdout.flush()\n\
+        start, reads = time.monotonic(), []\n\
+        while not reads or not reads[-1].endswith('71'):\n\
+        \x20   if select.select([0], [], [], 0)[0]:\n\
+        \x20       reads.append(f'{time.monotonic() - start:.2f}:{os.read(0, 64).hex()}')\n\
+        \x20   time.sleep(0.05)\n\
+        sys.stdout.write('\\r\\n' + ' '.join(reads) + '\\r\\n'); sys.stdout.flush()\n";
+    let args = ["run", "--timeout", LONG_MS, "--wait-screen", "ready", "--send", r"\e"];
+    let args = [&args[..], &["--send", "q", "--wait-exit", "--screen"]].concat();
+    let output = termloom(&[&args[..], &["--", "python3", "-c", quiet]].concat());
+    let shown = stdout(&output);
+    let line = shown.lines().find(|line| line.contains(":1b ")).unwrap_or_default();
+    let reads: Vec<(f64, &str)> = line
+        .split_whitespace()
+        .filter_map(|word| word.split_once(':'))
+        .filter_map(|(time, hex)| Some((time.parse().ok()?, hex)))
+        .collect();
+    let hexes: Vec<&str> = reads.iter().map(|(_, hex)| *hex).collect();
+    assert_eq!(hexes, ["1b", "71"], "{shown}");
+    let gap = reads[1].0 - reads[0].0;
+    assert!(gap < 1.0, "the q came {gap:.2} s after the Escape: {shown}");
 }
 
 #[test]

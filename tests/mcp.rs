@@ -1537,6 +1537,27 @@ fn each_piece_around_an_escape_is_read_apart_and_soon() {
     let slow = program("pass", "0.8");
     let never_waits =
         program("sys.stdout.write(f'\\x1b[1;1H\\x1b[2Ktick {tick}'); sys.stdout.flush()", "0");
+    // (Raw, polling between naps: it never waits for input, and prints nothing until its
+    // `q`, then every read, and exits.)
+    let quiet = "import os, select, sys, time, tty\n\
+        tty.setraw(0)\n\
+        start, reads = time.monotonic(), []\n\
+        while not reads or not reads[-1].endswith('71'):\n\
+        \x20   if select.select([0], [], [], 0)[0]:\n\
+        \x20       reads.append(f'{time.monotonic() - start:.2f} {os.read(0, 64).hex()}')\n\
+        \x20   time.sleep(0.05)\n\
+        sys.stdout.write(''.join(f'\\x1b[{row};1H{read}' for row, read in enumerate(reads, 2)))\n\
+        sys.stdout.flush()\n"
+        .to_owned();
+    // (Reads a line (the terminal's canonical mode) polling between naps, so it never waits
+    // for input; prints it and exits.)
+    let lines = "import os, select, sys, time\n\
+        start = time.monotonic()\n\
+        while not select.select([0], [], [], 0)[0]:\n\
+        \x20   time.sleep(0.05)\n\
+        sys.stdout.write(f'\\x1b[2;1H{time.monotonic() - start:.2f} {os.read(0, 64).hex()}')\n\
+        sys.stdout.flush()\n"
+        .to_owned();
     // (what the call types, the reads it must come as: hex bytes, the longest gap before each)
     let cases = [
         (
@@ -1561,7 +1582,15 @@ fn each_piece_around_an_escape_is_read_apart_and_soon() {
         (&never_waits, json!({"keys": "a<Esc>q"}), &[("61", 9.0), ("1b", 1.5), ("71", 2.5)][..]),
         // (Escapes ending the text: they went in one write.)
         (&never_waits, json!({"text": "x\\e\\e"}), &[("78", 9.0), ("1b", 1.5), ("1b", 0.35)][..]),
+        // (Keys after text's Escape to a program that read it and never prints: half a second
+        // at most, as before review wu; they waited the call's whole timeout.)
+        (&quiet, json!({"text": "\\e", "keys": "q"}), &[("1b", 9.0), ("71", 1.5)][..]),
+        // (In canonical mode the Escape goes with its line: the Enter at once; it waited the
+        // call's whole timeout, `LINE_CALL` below.)
+        (&lines, json!({"text": "x\\e", "submit": true}), &[("781b0a", 9.0)][..]),
     ];
+    /// The longest the call typing a line to `lines` may take (its timeout is 3 s).
+    const LINE_CALL: Duration = Duration::from_millis(2000);
     let mut client = Client::initialized("2025-11-25");
     for (script, typed, reads) in cases {
         let argv = json!(["python3", "-c", script]);
@@ -1570,7 +1599,9 @@ fn each_piece_around_an_escape_is_read_apart_and_soon() {
         let mut args = typed.clone();
         args["session_id"] = id.clone();
         args["timeout_ms"] = json!(3000);
+        let sent = Instant::now();
         client.call("terminal_send", args);
+        let took = sent.elapsed();
         let screen = client.call("terminal_read", json!({"session_id": id, "view": "screen"}));
         let shown = screen["structuredContent"]["screen"]["text"].as_str().unwrap().to_owned();
         let new: Vec<(f64, &str)> = shown
@@ -1581,6 +1612,9 @@ fn each_piece_around_an_escape_is_read_apart_and_soon() {
         let hexes: Vec<&str> = new.iter().map(|(_, hex)| *hex).collect();
         let wanted: Vec<&str> = reads.iter().map(|(hex, _)| *hex).collect();
         assert_eq!(hexes, wanted, "{typed}: {shown}");
+        if script == &lines {
+            assert!(took < LINE_CALL, "{typed}: the call took {took:?}: {shown}");
+        }
         for (at, (_, most)) in reads.iter().enumerate().skip(1) {
             let gap = new[at].0 - new[at - 1].0;
             assert!(

@@ -8,9 +8,11 @@
 //! (vim `--clean` took `<Esc>Otwo` for the keypad's 4, `ESC O t`), and node's REPL takes a
 //! Tab read with more keys for pasted text. `--send` text ending in Escapes (`hello\e`,
 //! `x\e\e`) is typed as `hello<Esc>` is ([`termloom::text_typing_steps`]): the text first,
-//! then each Escape once the one before is read, and the next step's input once the last is.
-//! An Escape counts as read once the program waits for input again, or read it and went on
-//! ([`termloom::escape_read`]: a program that never waits for input, a game on a clock).
+//! then each Escape once the one before is read, and the next step's input once the last is
+//! (half a second at most; at once while the terminal reads whole lines, where the Escape goes
+//! with its line). An Escape in keys counts as read once the program waits for input again,
+//! or read it and went on ([`termloom::escape_read`]: a program that never waits for input, a
+//! game on a clock).
 
 use std::time::{Duration, Instant};
 
@@ -102,9 +104,10 @@ pub(super) fn all_but_last(
 
 /// Types every piece of `bytes` (a `--send` step's text) but the last, each once the program
 /// has read the one before ([`termloom::text_typing_steps`]: the text before the Escapes it
-/// ends with given half a second, an Escape before another 150 ms; the waits within
-/// `timeout`), and returns the last, for the step to send with its wait; `None` when the
-/// program exited before it, with no one left to read it.
+/// ends with given half a second, an Escape before another 150 ms; none while the terminal
+/// reads whole lines, [`termloom::line_holds_text`]; the waits within `timeout`), and returns
+/// the last, for the step to send with its wait; `None` when the program exited before it,
+/// with no one left to read it.
 pub(super) fn text_all_but_last(
     session: &Session,
     bytes: &[u8],
@@ -115,8 +118,7 @@ pub(super) fn text_all_but_last(
     let Some(((last, _), before)) = steps.split_last() else { return Ok(Some(Vec::new())) };
     for (piece, bound) in before {
         session.send_bytes(piece)?;
-        let also = termloom::text_escape_read(piece);
-        if read(session, deadline, bound.unwrap_or(PART_TIMEOUT), also)? {
+        if text_read(session, deadline, *bound)? {
             return Ok(None);
         }
     }
@@ -124,15 +126,31 @@ pub(super) fn text_all_but_last(
 }
 
 /// Types `bytes` (a `--send` step's text) as [`text_all_but_last`] does, then waits for the
-/// program to read a last Escape, which the next step's input would otherwise join (fish
-/// takes `\e\r` for Alt-Enter), as MCP `terminal_send` does; the waits take at most
-/// `timeout` in all.
+/// program to read a last Escape (half a second at most, none while the terminal reads whole
+/// lines), which the next step's input would otherwise join (fish takes `\e\r` for
+/// Alt-Enter), as MCP `terminal_send` does; the waits take at most `timeout` in all.
 pub(super) fn text_all(session: &Session, bytes: &[u8], timeout: Duration) -> termloom::Result<()> {
     let deadline = Instant::now() + timeout;
     let Some(last) = text_all_but_last(session, bytes, timeout)? else { return Ok(()) };
     session.send_bytes(&last)?;
-    if let Some(also) = termloom::text_escape_read(&last) {
-        read(session, deadline, PART_TIMEOUT, Some(also))?;
+    if last.last() == Some(&0x1b) {
+        let bound = termloom::text_typing_steps(&last).pop().and_then(|(_, bound)| bound);
+        text_read(session, deadline, bound)?;
     }
     Ok(())
+}
+
+/// [`read`] after a piece of text typed (within `bound`, its
+/// [`termloom::text_typing_steps`]'s), unless the terminal reads whole lines
+/// ([`termloom::line_holds_text`]): nothing of the text is read before its line ends, and
+/// what comes next is typed at once. Whether the program ended.
+fn text_read(
+    session: &Session,
+    deadline: Instant,
+    bound: Option<Duration>,
+) -> termloom::Result<bool> {
+    if termloom::line_holds_text(session.info()?.line_modes) {
+        return Ok(false);
+    }
+    read(session, deadline, bound.unwrap_or(PART_TIMEOUT), None)
 }

@@ -1199,35 +1199,36 @@ pub const AFTER_AN_ESCAPE_READ: std::time::Duration =
 /// ncurses's `ESCDELAY`) has answered the Escape alone by then, and one busy in canonical
 /// mode (vim in `system()`) has not read it (an Escape in a line not ended is not counted
 /// read). `None` for a part that does not end in an Escape (or does not parse). MCP
-/// `terminal_send`, `termloom run` and the testing kit's `press` and `send_text` end their
-/// waits so.
+/// `terminal_send`'s `keys`, `termloom run --keys` and the testing kit's `press` end their
+/// waits so (text's last Escape is given [`READ_BEFORE_AN_ESCAPE`]: [`text_typing_steps`]).
 pub fn escape_read(part: &str, modes: &crate::types::Modes) -> Option<crate::Until> {
     let items = parse_key_script(part).ok()?;
     matches!(items.last(), Some(ScriptItem::Key(key)) if key.read_after_the_keys_before(modes))
         .then(|| crate::Until::input_read(AFTER_AN_ESCAPE_READ))
 }
 
-/// [`escape_read`] for a piece of text, one of [`text_typing_steps`]'s: the condition when it
-/// is an Escape (ends in one), `None` otherwise.
-pub fn text_escape_read(piece: &[u8]) -> Option<crate::Until> {
-    (piece.last() == Some(&0x1b)).then(|| crate::Until::input_read(AFTER_AN_ESCAPE_READ))
-}
-
 /// Text to type (its escapes decoded) cut as [`typing_steps`] cuts keys: the bytes before the
 /// Escapes it ends with, then each of those Escapes alone, each with the longest wait for it
-/// to be read before the next is typed ([`READ_BEFORE_AN_ESCAPE`] before the first Escape,
-/// [`BETWEEN_ESCAPES`] for an Escape before another, `None`, the caller's own bound, after
-/// the last). `x\e\e` is `x`, `\e`, `\e`: typed in one write, mc took the two Escapes for
-/// one cancel, bubbletea for Alt-Escape. Text that does not end in an Escape is one piece
-/// (an Escape inside the text, `\e[A`, is typed with the bytes around it, as given); empty
-/// text none. MCP `terminal_send`'s `text`, `termloom run --send` and the testing kit's
-/// `send_text` are typed so.
+/// to be read before the next piece, or what the caller types after the text, is typed
+/// ([`READ_BEFORE_AN_ESCAPE`] before the first Escape and after the last, [`BETWEEN_ESCAPES`]
+/// for an Escape before another; `None`, the caller's own bound, after text that does not
+/// end in an Escape). `x\e\e` is `x`, `\e`, `\e`: typed in one write, mc took the two
+/// Escapes for one cancel, bubbletea for Alt-Escape. Text that does not end in an Escape is
+/// one piece (an Escape inside the text, `\e[A`, `ihi\e:wq\r`, is typed with the bytes
+/// around it, as given); empty text none. The wait after the last Escape is bounded as
+/// before the first: a program that neither waits for input nor prints once it read it
+/// would hold what comes next until the caller's timeout (10 s), and one that waits for a
+/// key code's rest after it answers it alone within that time or reads it with the next keys,
+/// as it did when they were one write. No wait at all while the terminal reads whole lines
+/// ([`line_holds_text`]). MCP `terminal_send`'s `text`, `termloom run --send` and the
+/// testing kit's `send_text` are typed so.
 ///
 /// ```
 /// use termloom::{BETWEEN_ESCAPES, READ_BEFORE_AN_ESCAPE};
 /// let steps = termloom::text_typing_steps(b"x\x1b\x1b");
 /// let x = (&b"x"[..], Some(READ_BEFORE_AN_ESCAPE));
-/// assert_eq!(steps, [x, (&b"\x1b"[..], Some(BETWEEN_ESCAPES)), (&b"\x1b"[..], None)]);
+/// let escapes = [(&b"\x1b"[..], Some(BETWEEN_ESCAPES)), (&b"\x1b"[..], Some(READ_BEFORE_AN_ESCAPE))];
+/// assert_eq!(steps, [x, escapes[0], escapes[1]]);
 /// assert_eq!(termloom::text_typing_steps(b"\x1b[A"), [(&b"\x1b[A"[..], None)]);
 /// ```
 pub fn text_typing_steps(bytes: &[u8]) -> Vec<(&[u8], Option<std::time::Duration>)> {
@@ -1238,29 +1239,23 @@ pub fn text_typing_steps(bytes: &[u8]) -> Vec<(&[u8], Option<std::time::Duration
         steps.push((&bytes[..kept], bound));
     }
     for at in kept..bytes.len() {
-        let bound = (at + 1 < bytes.len()).then_some(BETWEEN_ESCAPES);
-        steps.push((&bytes[at..=at], bound));
+        let bound = if at + 1 < bytes.len() { BETWEEN_ESCAPES } else { READ_BEFORE_AN_ESCAPE };
+        steps.push((&bytes[at..=at], Some(bound)));
     }
     steps
 }
 
-/// Text to type (its escapes decoded) cut before the Escapes it ends with, when other bytes
-/// come before them: `hello\e` is `hello`, typed first and given [`READ_BEFORE_AN_ESCAPE`] to
-/// be read, then the Escape, as [`typing_parts`] cuts `hello<Esc>` (nano, read with them,
-/// holds the keys before a last Escape undrawn: a Meta key's prefix). `None` for text that
-/// does not end in an Escape or holds nothing else: an Escape inside the text (`\e[A`,
-/// `ihi\e:wq\r`) is typed with the bytes around it, in one write, as given. The first cut
-/// of [`text_typing_steps`], by which MCP `terminal_send`'s `text` (with it `termloom send
-/// --text`), `termloom run --send` and the testing kit's `send_text` are typed (each of the
-/// Escapes then alone).
-///
-/// ```
-/// assert_eq!(termloom::text_before_a_last_escape(b"hi\x1b"), Some((&b"hi"[..], &b"\x1b"[..])));
-/// assert_eq!(termloom::text_before_a_last_escape(b"\x1b[A"), None);
-/// ```
-pub fn text_before_a_last_escape(bytes: &[u8]) -> Option<(&[u8], &[u8])> {
-    let kept = bytes.len() - bytes.iter().rev().take_while(|&&byte| byte == 0x1b).count();
-    (kept > 0 && kept < bytes.len()).then(|| bytes.split_at(kept))
+/// Whether the terminal, under its `line_modes` ([`SessionInfo::line_modes`](crate::SessionInfo::line_modes)),
+/// holds typed text until its line ends (canonical mode): the program reads nothing of the
+/// line before then, an Escape in it goes on with its line, read with what ends it, however
+/// long the typist waits. [`text_typing_steps`]'s pieces are then typed without waiting
+/// between them or after the last: a program reading lines (Python's `input()` between the
+/// frames of its clock) or never reading (`while :; do echo tick; sleep .1; done`) held the
+/// Enter or keys after `x\e` for the caller's whole timeout (10 s, review wu). (A program
+/// busy in canonical mode that reads keys after, vim in `system()`, then reads the Escape
+/// with the keys typed after it, as it did when they waited half a second.)
+pub fn line_holds_text(line_modes: Option<crate::types::LineModes>) -> bool {
+    line_modes.is_some_and(|modes| modes.canonical)
 }
 
 /// A key script cut, under the terminal's `modes`, after each key that must be read alone

@@ -403,7 +403,6 @@ impl<K: Copy + PartialEq> FirstSighting<K> {
 /// hand a write over to the terminal's master on a loaded machine.
 const CONFIRM_ASKING: Duration = Duration::from_millis(50);
 
-/// Whether the program wrote output that the reactor has not read, or not fed, yet.
 /// How long ago a look found `slot`'s terminal holding no input unread after the last input,
 /// when the program printed after that look (`Until::input_read`); `None` while input waits
 /// unread, before anything is printed after it was read, in canonical mode (an unfinished
@@ -421,6 +420,7 @@ pub(super) fn input_read_for(slot: &mut Slot, now: Instant) -> Option<Duration> 
     (slot.last_output > drained).then(|| now.saturating_duration_since(drained))
 }
 
+/// Whether the program wrote output that the reactor has not read, or not fed, yet.
 pub(super) fn output_unread(slot: &Slot) -> bool {
     slot.terminal.has_pending() || master_unread(slot)
 }

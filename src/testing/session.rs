@@ -152,7 +152,9 @@ impl TestSession {
     /// (`hello\\e`, `x\\e\\e`) is typed as MCP `terminal_send` types it
     /// ([`text_typing_steps`](crate::text_typing_steps)): the bytes before the Escapes, then
     /// each Escape, once the program answered what came before (half a second at most before
-    /// the first Escape, 150 ms before another), as [`press`](Self::press) types `hello<Esc>`.
+    /// the first Escape, 150 ms before another; at once while the terminal reads whole lines,
+    /// [`line_holds_text`](crate::line_holds_text)), as [`press`](Self::press) types
+    /// `hello<Esc>`.
     #[track_caller]
     pub fn send_text(&self, text: &str) -> &Self {
         let bytes = crate::decode_escapes(text);
@@ -164,7 +166,10 @@ impl TestSession {
         self.type_bytes("send_text", first);
         let mut bound = steps.first().and_then(|(_, bound)| *bound);
         for (piece, next) in rest {
+            // (None while the terminal reads whole lines: the text goes on with its line.)
+            let line = || self.session.info().ok().and_then(|info| info.line_modes);
             if let Some(bound) = bound
+                && !crate::input::keys::line_holds_text(line())
                 && self.read_within("send_text", bound)
             {
                 break;

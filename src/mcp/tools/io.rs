@@ -287,10 +287,9 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         // The program ended while the call typed: the rest is not typed.
         let mut ended = false;
         for (at, (piece, _)) in pieces.iter().enumerate() {
-            if let Some((before, bound)) = at.checked_sub(1).map(|before| &pieces[before]) {
+            if let Some((_, bound)) = at.checked_sub(1).map(|before| &pieces[before]) {
                 let done = "the text before its last Escapes was typed, the rest not";
-                let also = crate::input::keys::text_escape_read(before);
-                ended = await_read(call, &session, deadline, *bound, also, done)?;
+                ended = await_text_read(call, &session, deadline, *bound, done)?;
                 if ended {
                     break;
                 }
@@ -299,13 +298,15 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         }
         // The text's last Escape (text that is only Escapes too) is read alone before what the
         // call types after it (with it, an Alt chord or a key code's start: fish took `\e\r`
-        // for Alt-Enter): once the program waits for input, or read it and went on (one that
-        // never waits for input); one busy longer gets the rest once it is done. Keys right
-        // after it wait in `press_keys`, which knows whether they begin with an Escape.
+        // for Alt-Enter): once the program waits for input, or half a second on (one that
+        // never waits for input, or is busy, gets the rest then, as it got the Escape's
+        // text); at once while the terminal reads whole lines, where it goes with its line.
+        // Keys right after it wait in `press_keys`, which knows whether they begin with an
+        // Escape.
         if ends_in_escape && !ended && (paste.is_some() || (script.is_none() && submit)) {
             let done = "the text was typed, the rest not";
-            let also = crate::input::keys::text_escape_read(b"\x1b");
-            ended = await_read(call, &session, deadline, None, also, done)?;
+            let bound = pieces.last().and_then(|(_, bound)| *bound);
+            ended = await_text_read(call, &session, deadline, bound, done)?;
         }
         if let Some(paste) = paste.filter(|_| !ended) {
             // Bounded by the call's timeout and ended by its cancellation, so a program that
@@ -480,7 +481,7 @@ fn held_paste_note(full_screen: bool, foreground: Option<&crate::Process>) -> Op
 /// were no keys, and nothing was sent). `line` takes the line the first part was typed on
 /// when the call typed nothing before the keys; `earlier` names what it typed before them
 /// (its text, its paste), for a wait between parts refused to say, and whether that ended
-/// with the text's last Escape, which the keys wait for as for an Escape in them.
+/// with the text's last Escape, which the keys wait for as what follows text's Escape does.
 fn press_keys(
     call: &Call,
     session: &Session,
@@ -505,17 +506,21 @@ fn press_keys(
         ScriptItem::Key(key) => key.read_after_the_keys_before(&modes),
         ScriptItem::Text(_) => false,
     });
-    // (After the text's Escape, the keys wait for it to be read as keys after an Escape do:
-    // `escape_read`.)
-    let (bound, also) = match (after_escape == Some(true), escape_first) {
-        (true, true) => (Some(crate::input::keys::BETWEEN_ESCAPES), None),
-        (true, false) => (None, crate::input::keys::text_escape_read(b"\x1b")),
-        (false, true) => (Some(crate::input::keys::READ_BEFORE_AN_ESCAPE), None),
-        (false, false) => (None, None),
+    // (After the text's Escape, the keys wait for it to be read half a second at most, as
+    // what the call types after it does, and not at all while the terminal reads whole
+    // lines: `text_typing_steps`.)
+    let bound = match (after_escape == Some(true), escape_first) {
+        (true, true) => Some(crate::input::keys::BETWEEN_ESCAPES),
+        (true, false) | (false, true) => Some(crate::input::keys::READ_BEFORE_AN_ESCAPE),
+        (false, false) => None,
     };
-    if let Some(earlier) = earlier.filter(|_| bound.is_some() || also.is_some()) {
+    if let Some((earlier, bound)) = earlier.zip(bound) {
         let done = format!("{earlier} was typed, the keys not");
-        if await_read(call, session, deadline, bound, also, &done)? {
+        let ended = match after_escape == Some(true) {
+            true => await_text_read(call, session, deadline, Some(bound), &done)?,
+            false => await_read(call, session, deadline, Some(bound), None, &done)?,
+        };
+        if ended {
             return Ok((false, None));
         }
     }
@@ -572,6 +577,24 @@ fn await_read(
         "exited" | "closed" => Ok(true),
         _ => Ok(false),
     }
+}
+
+/// [`await_read`] between the pieces of a `terminal_send` call's text and after them
+/// (within `bound`, one of [`text_typing_steps`](crate::input::keys::text_typing_steps)'s),
+/// unless the terminal reads whole lines
+/// ([`line_holds_text`](crate::input::keys::line_holds_text)): then nothing of the text is
+/// read before its line ends, and what comes next is typed at once.
+fn await_text_read(
+    call: &Call,
+    session: &Session,
+    deadline: std::time::Instant,
+    bound: Option<std::time::Duration>,
+    done: &str,
+) -> Result<bool, ToolError> {
+    if crate::input::keys::line_holds_text(session.info()?.line_modes) {
+        return Ok(false);
+    }
+    await_read(call, session, deadline, bound, None, done)
 }
 
 /// The line a `terminal_send` call's first piece was typed on, taken by that piece's own
