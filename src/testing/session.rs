@@ -705,27 +705,28 @@ impl TestSession {
         let what = format!(
             "waiting for the program to answer {call} (to wait for input again with a still screen, to read the Escape and go on, or to exit)"
         );
-        let condition = read.to_string();
-        for until in [Until::input_wait(), Until::stable(self.settle), Until::input_wait()] {
-            let until = Until::any(vec![until, Until::exit(), read.clone()]);
-            match self.wait_described(until, what.clone()).fired {
-                Fired::Exited { .. } => return true,
-                Fired::Matched(m) if m.condition == condition => return false,
-                _ => {}
-            }
-        }
-        false
+        self.settled_or(what, Some(read))
     }
 
     /// Waits until the program waits for input with a stable screen, or has exited; a failure
     /// says it was `what`. Whether the program has exited.
     #[track_caller]
     pub(super) fn settled(&self, what: String) -> bool {
+        self.settled_or(what, None)
+    }
+
+    /// [`settled`](Self::settled), or until `read` holds, when given. Whether the program has
+    /// exited.
+    #[track_caller]
+    fn settled_or(&self, what: String, read: Option<Until>) -> bool {
+        let condition = read.as_ref().map(Until::to_string);
         for until in [Until::input_wait(), Until::stable(self.settle), Until::input_wait()] {
-            let until = Until::any(vec![until, Until::exit()]);
-            let outcome = self.wait_described(until, what.clone());
-            if matches!(outcome.fired, Fired::Exited { .. }) {
-                return true;
+            let until =
+                Until::any([until, Until::exit()].into_iter().chain(read.clone()).collect());
+            match self.wait_described(until, what.clone()).fired {
+                Fired::Exited { .. } => return true,
+                Fired::Matched(m) if Some(&m.condition) == condition.as_ref() => return false,
+                _ => {}
             }
         }
         false
