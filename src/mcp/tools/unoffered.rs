@@ -60,17 +60,12 @@ pub(crate) fn description_note(enabled: &[&'static str], description: &str) -> O
 
 /// termloom's own words in a result's `text`: the program's parts (see [`own_and_programs`])
 /// and quoted values (`"..."`, a string as Rust's `{:?}` writes it) left out, each as a space.
-/// The screen's title, which the screen's header quotes as the program set it (a `"` in it
-/// not escaped), is left out first.
 fn advice(text: &str, structured: &Value) -> String {
-    let title = structured["screen"]["title"].as_str().filter(|title| !title.is_empty());
-    let title = title.map(|title| format!(", title \"{title}\""));
     let mut words = String::with_capacity(text.len());
     for (piece, programs) in own_and_programs(text, structured) {
-        match (programs, &title) {
-            (true, _) => words.push(' '),
-            (false, Some(title)) => unquoted(&piece.replace(title.as_str(), " "), &mut words),
-            (false, None) => unquoted(piece, &mut words),
+        match programs {
+            true => words.push(' '),
+            false => unquoted(piece, &mut words),
         }
     }
     words
@@ -183,12 +178,6 @@ mod tests {
         // A quote no other closes hides nothing.
         let stray = "5\" wide; interrupt it with terminal_send";
         assert!(result_note(RUN_AND_CLOSE, stray, &Value::Null).is_some());
-        // A title's quote, which the header does not escape, hides no advice after it.
-        let text =
-            "--- screen 80x24, title \"a\"b\" ---\n[... call terminal_read with view=\"screen\"]";
-        let structured = json!({"screen": {"title": "a\"b", "text": ""}});
-        let note = result_note(RUN_AND_CLOSE, text, &structured);
-        assert_eq!(note.as_deref(), Some("\n[not offered here: terminal_read]"));
         let text = "[sh running]\nterminal_send\n[still running: terminal_read it]";
         let structured = json!({"output": "terminal_send\n"});
         let note = result_note(RUN_AND_CLOSE, text, &structured);
