@@ -47,10 +47,6 @@ pub mod tools {
     pub use crate::mcp::tools::toolbox::{
         DEFAULT_MAX_QUEUED_CALLS, SecretAsk, ToolCancel, ToolDefinition, ToolResult, Toolbox,
     };
-    /// A result's text cut into termloom's own words and the program's output and screen
-    /// (termloom's command line puts only its own words in its terms).
-    #[doc(hidden)]
-    pub use crate::mcp::tools::unoffered::own_and_programs;
 
     /// The line `terminal_send`'s result adds when its `keys` end in a key name written out
     /// after text and typed as its letters (see [`crate::key_name_typed_at_end`]): `[keys typed

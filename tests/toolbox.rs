@@ -104,29 +104,14 @@ fn a_subset_says_which_tools_its_advice_names_are_not_offered() {
     assert!(result.text.ends_with(note), "{}", result.text);
     let id = result.structured.as_ref().unwrap()["session_id"].clone();
     assert!(!toolbox.call("terminal_close", &json!({"session_id": id})).is_error);
-    // The tools' descriptions too: terminal_run's names terminal_start, terminal_send and
-    // terminal_read (its "or send" was a tool no note named).
+    // The tools' descriptions too: terminal_run's names terminal_start and terminal_read.
     let run = toolbox.definitions().into_iter().find(|d| d.name == "terminal_run").unwrap();
-    let note = "\n\n[not offered here: terminal_start, terminal_send, terminal_read]";
+    let note = "\n\n[not offered here: terminal_start, terminal_read]";
     assert!(run.description.ends_with(note), "{}", run.description);
     // A tool's name in the program's output is not advice.
     let printed = json!({"command": "echo use terminal_read"});
     let result = toolbox.call("terminal_run", &printed);
     assert!(result.text.contains("use terminal_read"), "{}", result.text);
-    assert!(!result.text.contains("not offered here"), "{}", result.text);
-    // A name in the model's own command, which the text does not show, hides no advice
-    // (it did: the command's strings were counted as the program's); neither does a name
-    // the program printed.
-    let note = "\n[not offered here: terminal_send, terminal_read]";
-    for command in ["sleep 30 # terminal_send terminal_read", "echo terminal_read; sleep 30"] {
-        let result = toolbox.call("terminal_run", &json!({"command": command, "timeout_ms": 300}));
-        assert!(!result.is_error && result.text.ends_with(note), "{}", result.text);
-        let id = result.structured.as_ref().unwrap()["session_id"].clone();
-        assert!(!toolbox.call("terminal_close", &json!({"session_id": id})).is_error);
-    }
-    // A value the model gave, which an error quotes, is no advice.
-    let result = toolbox.call("terminal_close", &json!({"session_id": "terminal_send"}));
-    assert!(result.is_error && result.text.contains("\"terminal_send\""), "{}", result.text);
     assert!(!result.text.contains("not offered here"), "{}", result.text);
     // Every tool offered: no note.
     let toolbox = Toolbox::new(engine());
@@ -150,7 +135,7 @@ fn a_budget_too_small_for_any_result_is_refused() {
     };
     assert_eq!(err.code(), "invalid_input");
     let message = err.to_string();
-    assert!(message.contains("at least 256") && message.contains("3264"), "{message}");
+    assert!(message.contains("at least 256") && message.contains("3200"), "{message}");
     let toolbox = Toolbox::new(engine()).max_bytes(256).unwrap();
     for arguments in [
         json!({"argv": ["seq", "1", "100000"]}),

@@ -69,12 +69,10 @@ pub(crate) fn parse_for_fuzzing(bytes: &[u8]) {
 /// screen text, window title, matched text, wait condition, program or command) share it,
 /// each counted as its JSON-escaped length once in the text for a model and once more in
 /// `structuredContent` when the revision sends one. Everything else, the fixed framing
-/// (field names, numbers, the status, notes on what was left out and cut markers, and the
-/// line of at most 64 bytes a [`Toolbox`](crate::tools::Toolbox) offering some tools only adds
-/// to say which tools its advice names that it left out), stays within this many bytes: the
-/// serialized text and structured content together never exceed
+/// (field names, numbers, the status, notes on what was left out and cut markers), stays
+/// within this many bytes: the serialized text and structured content together never exceed
 /// `max_bytes + MAX_BYTES_OVERHEAD`.
-pub const MAX_BYTES_OVERHEAD: usize = 3264;
+pub const MAX_BYTES_OVERHEAD: usize = 3200;
 
 /// Default limit of one message: 4 MiB.
 pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 4 << 20;

@@ -798,6 +798,25 @@ mod tests {
         assert!(parsed("read", &["1"]).reach.is_empty());
     }
 
+    /// A program's lines that look like termloom's notes are its own: left as they are.
+    #[test]
+    fn a_programs_output_and_screen_are_never_translated() {
+        let output = "[text=hello keys=abc]\nterminal_read with view=\n";
+        let screen = "$ x\n[lines=10 submit=true]";
+        let text = format!(
+            "[cat running at \"[text=hello keys=abc]\"]\n[note: call terminal_read]\n{output}--- screen 80x24 ---\n{screen}\n[... call terminal_read]"
+        );
+        let structured = json!({"output": output, "screen": {"text": screen}});
+        let pieces = own_and_programs(&text, &structured);
+        let programs: Vec<&str> =
+            pieces.iter().filter(|(_, programs)| *programs).map(|(piece, _)| *piece).collect();
+        assert_eq!(programs, [output, screen]);
+        assert_eq!(pieces.iter().map(|(piece, _)| *piece).collect::<String>(), text);
+        let run = "[x]\n[exit code 0 · 0.00 s]";
+        let pieces = own_and_programs(run, &json!({"output": "[x]\n"}));
+        assert_eq!(pieces, [("", false), ("[x]\n", true), ("[exit code 0 · 0.00 s]", false)]);
+    }
+
     #[test]
     fn only_termlooms_own_notes_are_translated() {
         let text = "[cat running]\nmax_bytes=5 from the program\n[note: call terminal_read]\n";

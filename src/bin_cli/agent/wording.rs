@@ -87,9 +87,37 @@ pub(super) fn notes_in_cli_terms(text: &str, session: Option<&str>) -> String {
     lines.collect()
 }
 
-/// A result's text cut into termloom's own parts and the program's: the library's, which its
-/// toolbox tells advice with too.
-pub(super) use termloom::tools::own_and_programs;
+/// A result's text cut into termloom's own parts (`false`) and the program's (`true`): its
+/// output and its screen (`structured`'s `output` and `screen.text`), found where a line
+/// starts (the output first, the screen last), so that only termloom's words are put in the
+/// command line's terms, never a program's line that looks like them.
+pub(super) fn own_and_programs<'t>(text: &'t str, structured: &Value) -> Vec<(&'t str, bool)> {
+    let at_line_start = |at: &usize| *at == 0 || text.as_bytes()[at - 1] == b'\n';
+    let found = |part: &Value, last: bool| {
+        let part = part.as_str().filter(|part| !part.is_empty())?;
+        let mut starts = text.match_indices(part).map(|(at, _)| at).filter(at_line_start);
+        let at = if last { starts.last() } else { starts.next() }?;
+        Some(at..at + part.len())
+    };
+    let mut ranges: Vec<_> =
+        [found(&structured["output"], false), found(&structured["screen"]["text"], true)]
+            .into_iter()
+            .flatten()
+            .collect();
+    ranges.sort_by_key(|range| range.start);
+    let mut pieces = Vec::new();
+    let mut at = 0;
+    for range in ranges {
+        if range.start < at {
+            continue;
+        }
+        pieces.push((&text[at..range.start], false));
+        pieces.push((&text[range.clone()], true));
+        at = range.end;
+    }
+    pieces.push((&text[at..], false));
+    pieces
+}
 
 /// A session as the command line names it: its name, or its id.
 pub(super) fn given(id: Option<&Value>) -> Option<String> {

@@ -325,16 +325,6 @@ pub(crate) mod worst {
         }
     }
 
-    /// The longest note a toolbox offering some tools only adds to a result's text, with the
-    /// line feed before it: [`UNOFFERED_NOTE_MAX`] bytes in a JSON string.
-    ///
-    /// [`UNOFFERED_NOTE_MAX`]: crate::mcp::tools::unoffered::UNOFFERED_NOTE_MAX
-    pub(crate) fn note() -> String {
-        let most = crate::mcp::tools::unoffered::UNOFFERED_NOTE_MAX;
-        // (The line feed is two bytes in JSON, the brackets one each.)
-        format!("\n[{}]", "x".repeat(most - 4))
-    }
-
     /// The `max_bytes` values the layouts are tried with.
     pub(crate) const MAX_BYTES: [usize; 6] = [256, 1000, 1024, 4096, 16_384, 65_536];
 }

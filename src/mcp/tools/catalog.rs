@@ -230,7 +230,7 @@ pub(crate) const TOOLS: &[ToolDef] = &[
         title: "Run a shell command",
         hints: ACTS,
         description: Text::Fixed(
-            "Run a shell command to its end: output and exit code. Without session_id a new shell runs it, then closes. Still running at timeout_ms or waiting for input: it goes on (terminal_read prompt=true, or terminal_send). Interactive programs: terminal_start.",
+            "Run a shell command line to its end: its output and exit code. Without session_id a new shell runs it, then closes. Still running at timeout_ms, or waiting for input: it goes on (terminal_read prompt=true, or send). Interactive programs: terminal_start.",
         ),
         args: &[RUN_ARGS, &[max_bytes(DEFAULT_MAX_BYTES)]],
         described: 1,

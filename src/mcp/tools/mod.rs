@@ -20,7 +20,6 @@ pub(crate) mod progress;
 mod render;
 pub(crate) mod screen_diff;
 pub(crate) mod toolbox;
-pub(crate) mod unoffered;
 mod unpad;
 pub(crate) mod view;
 mod waits;

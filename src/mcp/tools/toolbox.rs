@@ -11,7 +11,6 @@ use std::sync::{Arc, Mutex};
 use serde_json::{Map, Value};
 
 use super::catalog::{self, TOOLS};
-use super::unoffered;
 use super::view::MAX_BYTES_RANGE;
 use super::{Call, Caller, ToolOutput};
 use crate::Engine;
@@ -244,6 +243,63 @@ impl CallThreads {
     }
 }
 
+/// The most bytes [`unoffered_note`] adds to a result (its line and the line feed before it),
+/// within [`MAX_BYTES_OVERHEAD`](crate::mcp::MAX_BYTES_OVERHEAD)'s margin over the framing.
+pub(crate) const UNOFFERED_NOTE_MAX: usize = 64;
+
+/// A line for a result or a tool's description whose `text` names tools a toolbox left out
+/// ([`Toolbox::only`]): `[not offered here: terminal_read]`, so that a model is not sent to
+/// a tool it cannot call; a generic line when the names would be longer than
+/// [`UNOFFERED_NOTE_MAX`]. `None` when every tool named is offered. A name only the
+/// program's output holds (the strings of the result's `structured`: transcript, screen,
+/// title) is not advice: it is not counted.
+fn unoffered_note(
+    enabled: &[&'static str],
+    text: &str,
+    structured: Option<&Value>,
+) -> Option<String> {
+    let missing: Vec<&str> = catalog::NAMES
+        .iter()
+        .copied()
+        .filter(|name| {
+            !enabled.contains(name)
+                && times_named(text, name) > structured.map_or(0, |s| times_named_in(s, name))
+        })
+        .collect();
+    if missing.is_empty() {
+        return None;
+    }
+    let note = format!("[not offered here: {}]", missing.join(", "));
+    // (The line feed before it counts.)
+    Some(match note.len() < UNOFFERED_NOTE_MAX {
+        true => note,
+        false => "[not offered here: some tools named above]".to_owned(),
+    })
+}
+
+/// How many times `text` names the tool `name` as a word of its own (`terminal_read`, not a
+/// part of a longer name).
+fn times_named(text: &str, name: &str) -> usize {
+    let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    text.match_indices(name)
+        .filter(|(at, _)| {
+            let before = text[..*at].chars().next_back();
+            let after = text[at + name.len()..].chars().next();
+            !before.is_some_and(word) && !after.is_some_and(word)
+        })
+        .count()
+}
+
+/// [`times_named`] over every string of `value`.
+fn times_named_in(value: &Value, name: &str) -> usize {
+    match value {
+        Value::String(text) => times_named(text, name),
+        Value::Array(values) => values.iter().map(|v| times_named_in(v, name)).sum(),
+        Value::Object(map) => map.values().map(|v| times_named_in(v, name)).sum(),
+        _ => 0,
+    }
+}
+
 impl std::fmt::Debug for CallThreads {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let mut fields = f.debug_struct("CallThreads");
@@ -327,11 +383,9 @@ impl Toolbox {
     /// The tools' descriptions and results advise other tools (`terminal_run`'s command still
     /// running: follow it with `terminal_read`, interrupt it with `terminal_send`); where such
     /// advice names a tool left out, the description or result ends with a line saying so,
-    /// `[not offered here: terminal_send, terminal_read]`, so that a model is not sent to a
-    /// tool it cannot call. A tool's name in the program's output or screen, or in a quoted
-    /// value (the model's own, as an error repeats it), is no advice. A result's note takes
-    /// at most 64 bytes, which [`MAX_BYTES_OVERHEAD`](crate::mcp::MAX_BYTES_OVERHEAD) holds:
-    /// a result stays within `max_bytes` plus that with it.
+    /// `[not offered here: terminal_send, terminal_read]` (a result's within the
+    /// [`MAX_BYTES_OVERHEAD`](crate::mcp::MAX_BYTES_OVERHEAD) its budget allows), so that a
+    /// model is not sent to a tool it cannot call.
     pub fn only(mut self, names: &[&str]) -> crate::Result<Toolbox> {
         let mut enabled = Vec::new();
         for name in names {
@@ -388,7 +442,8 @@ impl Toolbox {
             .map(|tool| {
                 let entry = tool.entry(Revision::LATEST_HANDSHAKE);
                 let mut description = entry["description"].as_str().unwrap_or_default().to_owned();
-                if let Some(note) = unoffered::description_note(&self.enabled, &description) {
+                if let Some(note) = unoffered_note(&self.enabled, &description, None) {
+                    description.push_str("\n\n");
                     description.push_str(&note);
                 }
                 ToolDefinition {
@@ -494,8 +549,9 @@ impl Toolbox {
             Err(err) => (ToolResult::new(err.message, None, Some(err.code.to_owned())), None),
         };
         // Advice naming a tool this host left out (`only`) cannot be followed: say so.
-        let structured = result.structured.as_ref().unwrap_or(&Value::Null);
-        if let Some(note) = unoffered::result_note(&self.enabled, &result.text, structured) {
+        if let Some(note) = unoffered_note(&self.enabled, &result.text, result.structured.as_ref())
+        {
+            result.text.push('\n');
             result.text.push_str(&note);
             // (An error's message keeps its bound, and its end, the note, with it.)
             if result.is_error {
