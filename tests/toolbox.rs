@@ -86,44 +86,6 @@ fn a_host_chooses_the_tools_and_the_budget() {
     assert!(!result.is_error && result.text.contains("hello"), "{}", result.text);
 }
 
-/// A toolbox offering some tools only says so where its results or definitions send the model
-/// to one it left out (`terminal_run`'s command still running: follow it with
-/// `terminal_read`, interrupt it with `terminal_send`), so a model is not sent to a tool it
-/// cannot call (it was, and got "unknown tool"); a name the program printed is no advice,
-/// and a toolbox offering every tool adds nothing.
-#[test]
-fn a_subset_says_which_tools_its_advice_names_are_not_offered() {
-    if !require(&termloom::shell_program()) {
-        return;
-    }
-    let toolbox = Toolbox::new(engine()).only(&["terminal_run", "terminal_close"]).unwrap();
-    let running = json!({"command": "sleep 30", "timeout_ms": 200});
-    let result = toolbox.call("terminal_run", &running);
-    assert!(!result.is_error && result.text.contains("terminal_read"), "{}", result.text);
-    let note = "\n[not offered here: terminal_send, terminal_read]";
-    assert!(result.text.ends_with(note), "{}", result.text);
-    let id = result.structured.as_ref().unwrap()["session_id"].clone();
-    assert!(!toolbox.call("terminal_close", &json!({"session_id": id})).is_error);
-    // The tools' descriptions too: terminal_run's names terminal_start and terminal_read.
-    let run = toolbox.definitions().into_iter().find(|d| d.name == "terminal_run").unwrap();
-    let note = "\n\n[not offered here: terminal_start, terminal_read]";
-    assert!(run.description.ends_with(note), "{}", run.description);
-    // A tool's name in the program's output is not advice.
-    let printed = json!({"command": "echo use terminal_read"});
-    let result = toolbox.call("terminal_run", &printed);
-    assert!(result.text.contains("use terminal_read"), "{}", result.text);
-    assert!(!result.text.contains("not offered here"), "{}", result.text);
-    // Every tool offered: no note.
-    let toolbox = Toolbox::new(engine());
-    let result = toolbox.call("terminal_run", &running);
-    assert!(result.text.contains("terminal_read"), "{}", result.text);
-    assert!(!result.text.contains("not offered here"), "{}", result.text);
-    let id = result.structured.as_ref().unwrap()["session_id"].clone();
-    assert!(!toolbox.call("terminal_close", &json!({"session_id": id})).is_error);
-    let definitions = toolbox.definitions();
-    assert!(definitions.iter().all(|d| !d.description.contains("not offered here")));
-}
-
 /// A budget below the least `max_bytes` is refused when it is set, saying why: no result fits
 /// it (a start's under 256 was 467 bytes of text, its header and notes besides the 256 its
 /// strings shared; one of 10 was taken as 256 without a word). At the least, a result stays

@@ -848,9 +848,7 @@ mod tests {
                     let note = "[unread output from before this command (the command before ended with exit code -2147483648): 18446744073709551615 lines dropped from the transcript unread, then lines 18446744073709551614-18446744073709551615;";
                     assert_eq!(output.text.contains(note), !new_session, "{}", output.text);
                     let size = worst::size(&output, copies);
-                    // (With room for a toolbox's note of the tools it left out.)
-                    let note = crate::mcp::tools::toolbox::UNOFFERED_NOTE_MAX;
-                    assert!(size + note <= max + MAX_BYTES_OVERHEAD, "{max} {copies}: {size}");
+                    assert!(size <= max + MAX_BYTES_OVERHEAD, "{max} {copies}: {size}");
                     assert!(size >= max / 2, "{max} {copies}: {size}");
                     let command = output.structured["command"].as_str().unwrap();
                     let whole = command == worst::string(500);

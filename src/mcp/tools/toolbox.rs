@@ -1,8 +1,7 @@
 //! [`Toolbox`]: the model-facing terminal tools as a library call, for Rust agent hosts that
 //! define their own tools for their models. The same tools `termloom mcp` serves (the same
-//! descriptions, schemas, argument checking, result text and structured results, and limits;
-//! a subset's note of the tools it left out aside), called in-process; `termloom mcp` is a
-//! transport over the same table.
+//! descriptions, schemas, argument checking, result text and structured results, and limits),
+//! called in-process; `termloom mcp` is a transport over the same table.
 
 use std::collections::VecDeque;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -243,63 +242,6 @@ impl CallThreads {
     }
 }
 
-/// The most bytes [`unoffered_note`] adds to a result (its line and the line feed before it),
-/// within [`MAX_BYTES_OVERHEAD`](crate::mcp::MAX_BYTES_OVERHEAD)'s margin over the framing.
-pub(crate) const UNOFFERED_NOTE_MAX: usize = 64;
-
-/// A line for a result or a tool's description whose `text` names tools a toolbox left out
-/// ([`Toolbox::only`]): `[not offered here: terminal_read]`, so that a model is not sent to
-/// a tool it cannot call; a generic line when the names would be longer than
-/// [`UNOFFERED_NOTE_MAX`]. `None` when every tool named is offered. A name only the
-/// program's output holds (the strings of the result's `structured`: transcript, screen,
-/// title) is not advice: it is not counted.
-fn unoffered_note(
-    enabled: &[&'static str],
-    text: &str,
-    structured: Option<&Value>,
-) -> Option<String> {
-    let missing: Vec<&str> = catalog::NAMES
-        .iter()
-        .copied()
-        .filter(|name| {
-            !enabled.contains(name)
-                && times_named(text, name) > structured.map_or(0, |s| times_named_in(s, name))
-        })
-        .collect();
-    if missing.is_empty() {
-        return None;
-    }
-    let note = format!("[not offered here: {}]", missing.join(", "));
-    // (The line feed before it counts.)
-    Some(match note.len() < UNOFFERED_NOTE_MAX {
-        true => note,
-        false => "[not offered here: some tools named above]".to_owned(),
-    })
-}
-
-/// How many times `text` names the tool `name` as a word of its own (`terminal_read`, not a
-/// part of a longer name).
-fn times_named(text: &str, name: &str) -> usize {
-    let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
-    text.match_indices(name)
-        .filter(|(at, _)| {
-            let before = text[..*at].chars().next_back();
-            let after = text[at + name.len()..].chars().next();
-            !before.is_some_and(word) && !after.is_some_and(word)
-        })
-        .count()
-}
-
-/// [`times_named`] over every string of `value`.
-fn times_named_in(value: &Value, name: &str) -> usize {
-    match value {
-        Value::String(text) => times_named(text, name),
-        Value::Array(values) => values.iter().map(|v| times_named_in(v, name)).sum(),
-        Value::Object(map) => map.values().map(|v| times_named_in(v, name)).sum(),
-        _ => 0,
-    }
-}
-
 impl std::fmt::Debug for CallThreads {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let mut fields = f.debug_struct("CallThreads");
@@ -379,13 +321,6 @@ impl Toolbox {
 
     /// Only the tools named (the others are neither defined nor callable); an unknown name is
     /// an error naming the tools there are.
-    ///
-    /// The tools' descriptions and results advise other tools (`terminal_run`'s command still
-    /// running: follow it with `terminal_read`, interrupt it with `terminal_send`); where such
-    /// advice names a tool left out, the description or result ends with a line saying so,
-    /// `[not offered here: terminal_send, terminal_read]` (a result's within the
-    /// [`MAX_BYTES_OVERHEAD`](crate::mcp::MAX_BYTES_OVERHEAD) its budget allows), so that a
-    /// model is not sent to a tool it cannot call.
     pub fn only(mut self, names: &[&str]) -> crate::Result<Toolbox> {
         let mut enabled = Vec::new();
         for name in names {
@@ -441,15 +376,10 @@ impl Toolbox {
             .filter(|tool| self.enabled.contains(&tool.name))
             .map(|tool| {
                 let entry = tool.entry(Revision::LATEST_HANDSHAKE);
-                let mut description = entry["description"].as_str().unwrap_or_default().to_owned();
-                if let Some(note) = unoffered_note(&self.enabled, &description, None) {
-                    description.push_str("\n\n");
-                    description.push_str(&note);
-                }
                 ToolDefinition {
                     name: tool.name.to_owned(),
                     title: tool.title.to_owned(),
-                    description,
+                    description: entry["description"].as_str().unwrap_or_default().to_owned(),
                     input_schema: entry["inputSchema"].clone(),
                 }
             })
@@ -542,23 +472,13 @@ impl Toolbox {
             super::abandon(&call, output);
             return None;
         }
-        let (mut result, started) = match outcome {
-            Ok(ToolOutput { text, structured, image, started }) => {
-                (ToolResult { image, ..ToolResult::new(text, Some(structured), None) }, started)
-            }
-            Err(err) => (ToolResult::new(err.message, None, Some(err.code.to_owned())), None),
-        };
-        // Advice naming a tool this host left out (`only`) cannot be followed: say so.
-        if let Some(note) = unoffered_note(&self.enabled, &result.text, result.structured.as_ref())
-        {
-            result.text.push('\n');
-            result.text.push_str(&note);
-            // (An error's message keeps its bound, and its end, the note, with it.)
-            if result.is_error {
-                crate::error::bound_message(&mut result.text);
-            }
+        match outcome {
+            Ok(ToolOutput { text, structured, image, started }) => Some((
+                ToolResult { image, ..ToolResult::new(text, Some(structured), None) },
+                started,
+            )),
+            Err(err) => error(err.message, err.code),
         }
-        Some((result, started))
     }
 
     /// [`Toolbox::call`] as a future, for an async host: the call runs on a thread of its own,

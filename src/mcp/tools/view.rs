@@ -1650,10 +1650,7 @@ mod tests {
         }
         // Everything but the strings, cut markers included (whose counts could be 16 digits
         // longer than here, in both copies of four labels).
-        // A toolbox offering some tools only may add a note naming those its advice names
-        // that it left out (`UNOFFERED_NOTE_MAX`).
-        let note = crate::mcp::tools::toolbox::UNOFFERED_NOTE_MAX;
-        assert!(framing + 2 * 4 * 16 + note <= MAX_BYTES_OVERHEAD, "framing {framing}");
+        assert!(framing + 2 * 4 * 16 <= MAX_BYTES_OVERHEAD, "framing {framing}");
     }
 
     #[test]
