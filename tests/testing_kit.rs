@@ -1681,3 +1681,51 @@ fn a_missing_working_directory_is_named_inside_home() {
     assert!(message.contains("[HOME]/missing"), "{message}");
     assert!(!message.contains(&home), "{message}");
 }
+
+/// A time redacted with `short_times` (whose pattern takes the character before the time and
+/// puts it back) leaves the colour of the text before it where it was: blue on `at ` stayed
+/// on cols 0-2 only, not over `[TIME]` too (cols 0-8).
+#[test]
+fn a_short_time_redacted_leaves_the_colour_before_it() {
+    let app = TestSession::builder("sh")
+        .args(["-c", "printf '\\033[34mat \\033[m19:03 \\033[31mok\\033[m\\n'; read x"])
+        .redact(Redactions::new().short_times())
+        .start();
+    app.wait_for_screen_text("ok").wait_for_input();
+    let styled = app.styled_snapshot();
+    assert!(styled.contains(" 0 │at [TIME] ok\n"), "{styled}");
+    assert!(styled.contains(" 0 │ cols 0-2: fg=blue\n"), "{styled}");
+    assert!(styled.contains(" 0 │ cols 10-11: fg=red\n"), "{styled}");
+}
+
+/// The target directory is replaced where it ends, not inside a longer name: an argument
+/// `<target>s/thumbv7.json` is not `[TARGET]s/thumbv7.json` in the command line.
+#[test]
+fn the_target_directory_is_replaced_where_it_ends() {
+    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).parent().unwrap().canonicalize().unwrap();
+    let beside = format!("{}s/thumbv7.json", target.display());
+    let app = TestSession::builder("true").arg(&beside).arg(target.join("debug")).start();
+    assert!(!app.command().contains("[TARGET]s"), "{}", app.command());
+    assert!(app.command().ends_with(" [TARGET]/debug"), "{}", app.command());
+    app.wait_for_exit();
+}
+
+/// A failed start names paths only (`[HOME]`, `[CRATE]`): the test's own redactions, for what
+/// the program shows, are not applied to the engine's message (one could hide what went
+/// wrong), and the relative program's hint names the crate's directory `[CRATE]` too.
+#[test]
+fn a_failed_start_redacts_paths_only() {
+    let message = panic_message(|| {
+        let _ = TestSession::builder("sh")
+            .cwd("missing")
+            .redact(Redactions::new().literal("working directory", "[SECRET]"))
+            .start();
+    });
+    assert!(message.contains("working directory \"[HOME]/missing\""), "{message}");
+    let message = panic_message(|| {
+        let _ = TestSession::builder("./no-such-script.sh").cwd(env!("CARGO_MANIFEST_DIR")).start();
+    });
+    let hint =
+        "a relative path is taken in the session's working directory, [CRATE], not the test's";
+    assert!(message.contains(hint), "{message}");
+}

@@ -324,7 +324,8 @@ impl TestSessionBuilder {
 
     /// Sets how long closing the session (dropping it, [`TestSession::close`]) waits after
     /// its hangup before it kills what still runs (default [`DEFAULT_CLOSE_GRACE`], 1 s;
-    /// [`Config::close_grace`] says how the close goes): a program that ignores `SIGHUP` and
+    /// `SIGTERM` goes 0.5 s after the hangup; [`Config::close_grace`] says how the close
+    /// goes): a program that ignores `SIGHUP` and
     /// `SIGTERM` costs the test that long. Longer for a program whose test checks what it
     /// does as it is closed (saving a file, say) and takes more time; at most 10 minutes.
     pub fn close_grace(mut self, grace: Duration) -> Self {
@@ -394,8 +395,9 @@ impl TestSessionBuilder {
 
     /// The command line, for messages and snapshot descriptions, with the `HOME`, the target
     /// directory (`[TARGET]`, [`Redactions::target_dir`]) and the crate's directory redacted
-    /// (`[CRATE]`, [`Redactions::crate_dir`]), as the session's own redactions. A program given by an absolute path (such as `env!("CARGO_BIN_EXE_app")`) is
-    /// named by its file name: none of it depends on where the repository is checked out.
+    /// (`[CRATE]`, [`Redactions::crate_dir`]), with the session's own redactions. A program
+    /// given by an absolute path (such as `env!("CARGO_BIN_EXE_app")`) is named by its file
+    /// name: none of it depends on where the repository is checked out.
     fn command_line(&self) -> String {
         let argv = self.spec.argv();
         let program = Path::new(&argv[0]);
@@ -412,15 +414,21 @@ impl TestSessionBuilder {
                 line.push_str(&arg);
             }
         }
-        self.paths_redacted(&line)
+        self.session_redactions(None).and(Self::build_paths()).apply(&line)
     }
 
-    /// `text` with the session's redactions, then the target directory's and the crate's
-    /// (`[TARGET]`, `[CRATE]`): for the command line and the messages of a failed start,
-    /// which name paths of the test's own.
+    /// The target directory's and the crate's redactions (`[TARGET]`, `[CRATE]`): paths of
+    /// the test's own.
+    fn build_paths() -> Redactions {
+        Redactions::new().target_dir().crate_dir()
+    }
+
+    /// `text` with paths redacted, and nothing else: the temporary `HOME` (`[HOME]`), the
+    /// target directory (`[TARGET]`) and the crate's (`[CRATE]`), for the messages of a
+    /// failed start. The test's own redactions ([`TestSessionBuilder::redact`]) are for what
+    /// the program shows: on the engine's message they could hide what went wrong.
     fn paths_redacted(&self, text: &str) -> String {
-        let paths = Redactions::new().target_dir().crate_dir();
-        self.session_redactions(None).and(paths).apply(text)
+        Redactions::new().home(&self.home.path).and(Self::build_paths()).apply(text)
     }
 
     /// For a failed start: where a relative program path with a slash was looked for (the
@@ -434,7 +442,7 @@ impl TestSessionBuilder {
         let cwd = self.spec.cwd.as_deref().unwrap_or(&self.home.path).to_string_lossy();
         format!(
             " (a relative path is taken in the session's working directory, {}, not the test's: name a file of the crate by its absolute path)",
-            self.session_redactions(None).apply(&cwd)
+            self.paths_redacted(&cwd)
         )
     }
 

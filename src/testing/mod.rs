@@ -182,10 +182,12 @@ pub const DEFAULT_SETTLE: Duration = Duration::from_millis(200);
 /// types.
 pub const DEFAULT_STUCK_AFTER: Duration = Duration::from_secs(2);
 
-/// How long closing a test session (dropping it, [`TestSession::close`]) waits after its
-/// hangup and `SIGTERM` before it kills what still runs with `SIGKILL`
-/// ([`TestSessionBuilder::close_grace`]): the engine's 3 s ([`Config::close_grace`]) would be
-/// spent in full by every test whose program ignores those signals.
+/// How long closing a test session (dropping it, [`TestSession::close`]) lets its program
+/// end before it kills what still runs with `SIGKILL` ([`TestSessionBuilder::close_grace`]):
+/// counted from the hangup (`SIGHUP`), with `SIGTERM` sent to what still runs 0.5 s after
+/// it, so a program that ignores the hangup has the other 0.5 s after its `SIGTERM`. The
+/// engine's 3 s ([`Config::close_grace`]) would be spent in full by every test whose program
+/// ignores those signals.
 pub const DEFAULT_CLOSE_GRACE: Duration = Duration::from_secs(1);
 
 /// The condition a stuck wait reports (see [`TestSession::wait_until`]).
@@ -413,5 +415,80 @@ mod tests {
         assert_eq!(longer(&["ab /home/ali", "ce/x"], (1, 4)), (1, 10));
         assert_eq!(longer(&wrapped, (1, 9)), (1, 11));
         assert_eq!(split_rows("ab  ", 5, 3), ["ab", "", ""]);
+    }
+
+    /// A screen is redacted with the patterns compiled when the redactions were made, not
+    /// again for each row (a debug build took about 1 s per snapshot, 14 s on a 500x200
+    /// screen: a few milliseconds per pattern per row), and its empty rows are skipped.
+    #[test]
+    fn patterns_are_compiled_once_not_for_every_row() {
+        let redactions = Redactions::new()
+            .clock_times()
+            .short_times()
+            .month_days()
+            .file_times()
+            .dates()
+            .durations()
+            .pids()
+            .hex_addresses()
+            .disk_usage()
+            .home(Path::new("/tmp/h-1"));
+        let mut rows = vec!["at 19:03 Dec  7 pid 42 0x7ffd1234 in /tmp/h-1/x took 2ms"; 60];
+        rows.extend([""; 40]);
+        let mut big = screen(&rows, (0, 0, true));
+        big.cols = 200;
+        let compiled = || super::redact::COMPILED.with(|count| count.get());
+        let before = compiled();
+        let started = Instant::now();
+        let redacted = redactions.apply_to_screen(&big);
+        let styled = StyledScreen { screen: big.clone(), runs: Vec::new() };
+        redactions.apply_to_styled_screen(&styled);
+        let took = started.elapsed();
+        assert_eq!(compiled(), before, "patterns compiled again");
+        assert_eq!(
+            redacted.lines[0],
+            "at [TIME] [DATE] pid [PID] [ADDR] in [HOME]/x took [DURATION]"
+        );
+        // (Generous: well under 1 s in a debug build of a loaded machine.)
+        assert!(took < Duration::from_secs(5), "{took:?}");
+    }
+
+    /// A path is replaced where it ends (before a `/`, a blank, a `:`, the end), not where a
+    /// longer name goes on (`<crate>/targets`); the longer of two paths, one inside the other,
+    /// is replaced first whatever the order they were added in (`<crate>/target` is
+    /// `[TARGET]`, never `[CRATE]/target`), also through `and`.
+    #[test]
+    fn paths_are_replaced_where_they_end_the_longer_first() {
+        let (krate, target) = (Path::new("/w/c"), Path::new("/w/c/target"));
+        let text =
+            "/w/c/targets/t.json /w/c/target/debug/app /w/c/target: /w/c/x /w/cc /w/c.bak /w/c";
+        let expected =
+            "[CRATE]/targets/t.json [TARGET]/debug/app [TARGET]: [CRATE]/x /w/cc /w/c.bak [CRATE]";
+        let crate_first = Redactions::new().path(krate, "[CRATE]").path(target, "[TARGET]");
+        let target_first = Redactions::new().path(target, "[TARGET]").path(krate, "[CRATE]");
+        let joined = Redactions::new()
+            .path(krate, "[CRATE]")
+            .and(Redactions::new().path(target, "[TARGET]"));
+        for redactions in [crate_first, target_first, joined] {
+            assert_eq!(redactions.apply(text), expected, "{redactions:?}");
+        }
+    }
+
+    /// mc's disk usage is masked with its border's run before it, in either border; a ratio
+    /// and a percentage without units, or without the border's end after them, stay.
+    #[test]
+    fn only_mcs_disk_usage_is_masked() {
+        let redactions = Redactions::new().disk_usage();
+        let rows = [
+            ("└──── 198G / 252G (78%) ─┘", "└▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒ ─┘"),
+            ("+-- 1.5T / 2T (75%) -+", "+▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒ -+"),
+            ("198G / 252G (78%) ─┘", "▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒ ─┘"),
+            ("Progress 3 / 4 (75%) done", "Progress 3 / 4 (75%) done"),
+            ("Copy - 3G / 4G (75%) done", "Copy - 3G / 4G (75%) done"),
+            ("└──── 3 / 4 (75%) ─┘", "└──── 3 / 4 (75%) ─┘"),
+        ];
+        for (row, masked) in rows {
+            assert_eq!(redactions.apply(row), masked, "{row}");
+        }
     }
 }

@@ -15,11 +15,55 @@ use super::*;
 ///     "[TIME] pid [PID] took [DURATION] at [ADDR]"
 /// );
 /// ```
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Clone, Default)]
 pub struct Redactions {
     filters: Vec<(String, String)>,
     /// Patterns whose matches are masked cell by cell with [`MASK`].
     masks: Vec<String>,
+    /// `filters`' patterns compiled, in the same order, each with the path it replaces when
+    /// [`Redactions::path`] added it: compiled once, not on every line a screen redacts.
+    compiled: Vec<Compiled>,
+    /// `masks` compiled, in the same order.
+    compiled_masks: Vec<regex::Regex>,
+}
+
+/// A filter's pattern compiled, and the path it replaces (see [`Redactions::path`]).
+#[derive(Clone)]
+struct Compiled {
+    re: regex::Regex,
+    path: Option<String>,
+}
+
+/// Two redactions are the same when their patterns and replacements are (the compiled forms
+/// follow from them).
+impl PartialEq for Redactions {
+    fn eq(&self, other: &Redactions) -> bool {
+        (&self.filters, &self.masks) == (&other.filters, &other.masks)
+    }
+}
+
+impl Eq for Redactions {}
+
+impl std::fmt::Debug for Redactions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Redactions")
+            .field("filters", &self.filters)
+            .field("masks", &self.masks)
+            .finish()
+    }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// How many patterns this thread compiled, for the tests.
+    pub(super) static COMPILED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Compiles a pattern (counted for the tests).
+fn compile(pattern: &str) -> Result<regex::Regex, regex::Error> {
+    #[cfg(test)]
+    COMPILED.with(|count| count.set(count.get() + 1));
+    regex::Regex::new(pattern)
 }
 
 /// The character that stands for each cell a [`Redactions::mask`] hides.
@@ -39,16 +83,37 @@ impl Redactions {
     /// When `pattern` is not a valid regular expression.
     #[track_caller]
     pub fn regex(mut self, pattern: &str, replacement: &str) -> Redactions {
-        if let Err(e) = regex::Regex::new(pattern) {
-            panic!("termloom: bad redaction pattern {pattern:?}: {e}");
-        }
-        self.filters.push((pattern.to_owned(), replacement.to_owned()));
+        let re = match compile(pattern) {
+            Ok(re) => re,
+            Err(e) => panic!("termloom: bad redaction pattern {pattern:?}: {e}"),
+        };
+        self.push_filter((pattern.to_owned(), replacement.to_owned()), Compiled { re, path: None });
         self
+    }
+
+    /// Adds a filter last, but a path's before the first filter of a shorter path that holds
+    /// it (`<crate>/target` before `<crate>`, whichever was added first), so that the more
+    /// specific path is replaced whole.
+    fn push_filter(&mut self, filter: (String, String), compiled: Compiled) {
+        let holds = |outer: &str, inner: &str| {
+            inner.len() > outer.len()
+                && inner.starts_with(outer)
+                && (outer.ends_with('/') || inner[outer.len()..].starts_with('/'))
+        };
+        let at = compiled.path.as_deref().and_then(|path| {
+            self.compiled.iter().position(|c| c.path.as_deref().is_some_and(|p| holds(p, path)))
+        });
+        let at = at.unwrap_or(self.filters.len());
+        self.filters.insert(at, filter);
+        self.compiled.insert(at, compiled);
     }
 
     /// Masks the matches of a regular expression cell by cell: each cell becomes [`MASK`], so
     /// the columns after it stay where they were (a wide character's two cells become two
-    /// marks). For values whose width is fixed but whose text changes, such as a clock in a
+    /// marks). When the pattern has a group named `mask`, only that group is masked and the
+    /// rest of the match, a context the regex crate cannot look ahead or behind for, stays
+    /// (`(?P<mask>\d+%) done`). For values whose width is fixed but whose text changes, such
+    /// as a clock in a
     /// status bar or a column of process ids; a replacement ([`Redactions::regex`]) reads
     /// better where alignment does not matter.
     ///
@@ -64,10 +129,12 @@ impl Redactions {
     /// When `pattern` is not a valid regular expression.
     #[track_caller]
     pub fn mask(mut self, pattern: &str) -> Redactions {
-        if let Err(e) = regex::Regex::new(pattern) {
-            panic!("termloom: bad mask pattern {pattern:?}: {e}");
-        }
+        let re = match compile(pattern) {
+            Ok(re) => re,
+            Err(e) => panic!("termloom: bad mask pattern {pattern:?}: {e}"),
+        };
         self.masks.push(pattern.to_owned());
+        self.compiled_masks.push(re);
         self
     }
 
@@ -77,7 +144,12 @@ impl Redactions {
     }
 
     /// Replaces a path (as given and canonicalized) with `replacement`: `/tmp/x/notes.txt`
-    /// becomes `[NAME]/notes.txt`.
+    /// becomes `[NAME]/notes.txt`. Only where the path ends: before a `/`, at the end of the
+    /// text or before a character that does not go on a file name (a blank, a quote, `:`...),
+    /// not before a letter, a digit or one of `_.-+~@%` (`/tmp/xy` and `/tmp/x.bak` stay).
+    /// A path goes before a shorter one added earlier that holds it (`<crate>/target` before
+    /// `<crate>`, in [`Redactions::and`] too), so that the longer one is replaced whole
+    /// whatever the order they were added in.
     pub fn path(mut self, path: &Path, replacement: &str) -> Redactions {
         let mut forms = vec![path.to_string_lossy().into_owned()];
         if let Ok(canonical) = path.canonicalize() {
@@ -85,8 +157,13 @@ impl Redactions {
         }
         forms.sort_by_key(|f| std::cmp::Reverse(f.len()));
         forms.dedup();
-        for form in forms.iter().filter(|f| !f.is_empty()) {
-            self = self.literal(form, replacement);
+        for form in forms.into_iter().filter(|f| !f.is_empty()) {
+            // The character after the path is matched and put back (the regex crate has no
+            // look-ahead); the mapping of a styled screen's runs keeps it where it was.
+            let pattern = format!(r"{}(/|[^\w.\-+~@%]|$)", regex::escape(&form));
+            let re = compile(&pattern).expect("an escaped path is a valid regular expression");
+            let with = format!("{}${{1}}", replacement.replace('$', "$$"));
+            self.push_filter((pattern, with), Compiled { re, path: Some(form) });
         }
         self
     }
@@ -104,13 +181,14 @@ impl Redactions {
     /// Replaces the target directory of the tests' build with `[TARGET]`: where the test
     /// binary runs from (`<target>/debug/deps/`, as `cargo test` builds it, or
     /// `<target>/<triple>/debug/deps/` with `--target`), and `CARGO_TARGET_DIR` when it names
-    /// an absolute path. A
-    /// `CARGO_TARGET_DIR` outside the crate, or a workspace's shared `target/`, is not inside
-    /// [`Redactions::crate_dir`]: a binary of the package
+    /// an absolute path. A `CARGO_TARGET_DIR` outside the crate, or a workspace's shared
+    /// `target/`, is not inside [`Redactions::crate_dir`]: a binary of the package
     /// (`env!("CARGO_BIN_EXE_app")`) or a file the build wrote shows it. Nothing when the test
-    /// binary does not run from a `deps/` folder and no such variable is set. Add it before
-    /// [`Redactions::crate_dir`], whose `[CRATE]` would otherwise take the default
-    /// `<crate>/target` as `[CRATE]/target` (either is the same on every machine).
+    /// binary does not run from a `deps/` folder and no such variable is set. With
+    /// [`Redactions::crate_dir`], in either order, the target directory is replaced first (a
+    /// path before a shorter one that holds it, see [`Redactions::path`]): the default
+    /// `<crate>/target/debug/app` is `[TARGET]/debug/app`, as a `CARGO_TARGET_DIR` elsewhere
+    /// (CI's) gives it, not `[CRATE]/target/debug/app`.
     pub fn target_dir(mut self) -> Redactions {
         for dir in target_dirs() {
             self = self.path(&dir, "[TARGET]");
@@ -223,12 +301,18 @@ impl Redactions {
     }
 
     /// Replaces the modification time of a file listing, a month's abbreviation, the day and
-    /// a time or a year as `ls -l`, mc's panels and `tar tv` lay them out in twelve cells
+    /// a time or a year as `ls -l` and mc's panels lay them out in twelve cells
     /// (`Dec  7 19:03`, `Jan  2  2020`), with twelve [`MASK`] marks: the columns after it
     /// stay where they were (mc's panel border), whether the file is recent (a time) or older
     /// (a year). A plain replacement, as [`Redactions::regex`] makes: it also serves
     /// [`snapshot_settings`]. For a listing's other columns that differ between machines
     /// (a directory's size, the owner), see [`Redactions::user`] or a pattern of your own.
+    ///
+    /// mc's panels show the twelve cells in a terminal of 70 columns or more (two panels
+    /// side by side); narrower, mc cuts the column's start (`c  7 19:03` at 60 columns,
+    /// `  7 19:03` at 50), which this does not take: give mc's session 70 columns at least
+    /// (the kit's default is 80). GNU `tar tv` writes ISO dates (`2026-12-07 19:03`): see
+    /// [`Redactions::dates`] and [`Redactions::short_times`].
     ///
     /// ```
     /// use termloom::testing::Redactions;
@@ -245,15 +329,30 @@ impl Redactions {
         self.regex(&format!(r"\b(?:{MONTHS}) [ 1-3]\d (?: \d{{4}}|[0-2]\d:[0-5]\d)\b"), &marks)
     }
 
-    /// Masks the disk usage mc shows at the bottom of each file panel, `184G / 252G (72%)`,
-    /// cell by cell with [`MASK`] (as [`Redactions::mask`] does), together with the blank and
-    /// the run of `─` mc draws before it (`-` with `mc -a`): the text changes from run to run (the disk fills)
-    /// and its width from machine to machine (`1.2T / 2.0T (60%)`), and the border's length
-    /// with it, but not the two together: the row is the same on every machine. As a mask, it
-    /// cannot be an insta filter ([`snapshot_settings`] panics on it).
+    /// Masks the disk usage mc shows in the bottom border of each file panel,
+    /// `└──── 184G / 252G (72%) ─┘`, cell by cell with [`MASK`] (as [`Redactions::mask`]
+    /// does), together with the blank and the run of `─` mc draws before it: the text changes
+    /// from run to run (the disk fills) and its width from machine to machine
+    /// (`1.2T / 2.0T (60%)`), and the border's length with it, but not the two together: the
+    /// row is the same on every machine. It takes two sizes with a unit (`K` to `Y`, `k` to
+    /// `y` with mc's SI units, decimals allowed; `0`, mc's empty disk, alone), a slash, a
+    /// percentage in brackets, and then the border's end, ` ─┘` (` -+` with `mc -a`'s ASCII
+    /// border, whose run before is of `-`), which stays: `Progress 3 / 4 (75%)` or
+    /// `3G / 4G (75%) copied` is left as it is. As a mask, it cannot be an insta filter
+    /// ([`snapshot_settings`] panics on it).
+    ///
+    /// ```
+    /// use termloom::testing::Redactions;
+    ///
+    /// let redactions = Redactions::new().disk_usage();
+    /// assert_eq!(redactions.apply("└─── 2G / 9G (22%) ─┘"), "└▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒ ─┘");
+    /// assert_eq!(redactions.apply("Progress 3 / 4 (75%) done"), "Progress 3 / 4 (75%) done");
+    /// ```
     pub fn disk_usage(self) -> Redactions {
-        let size = r"\d+(?:[.,]\d+)?\s?[KMGTPEZY]?i?B?";
-        self.mask(&format!(r"[─-]* ?{size} / {size} \(\d{{1,3}}%\)"))
+        let size = r"(?:\d+(?:[.,]\d+)?[KMGTPEZYkmgtpezy]|0)";
+        let usage = format!(r"{size} / {size} \(\d{{1,3}}%\)");
+        self.mask(&format!(r"(?P<mask>─* ?{usage}) ─┘"))
+            .mask(&format!(r"(?P<mask>-* ?{usage}) -\+"))
     }
 
     /// Replaces ISO dates (`2024-05-17`) with `[DATE]`, also the date of an ISO 8601
@@ -290,9 +389,14 @@ impl Redactions {
     }
 
     /// Adds every filter and mask of `other` after this one's.
+    /// (A path of `other` goes before a shorter one of this that holds it, as
+    /// [`Redactions::path`] says.)
     pub fn and(mut self, other: Redactions) -> Redactions {
-        self.filters.extend(other.filters);
+        for (filter, compiled) in other.filters.into_iter().zip(other.compiled) {
+            self.push_filter(filter, compiled);
+        }
         self.masks.extend(other.masks);
+        self.compiled_masks.extend(other.compiled_masks);
         self
     }
 
@@ -314,18 +418,19 @@ impl Redactions {
     /// [`Redactions::apply`], keeping track of where each character of `text` went.
     fn apply_mapped(&self, text: &str) -> Mapped {
         let mut mapped = Mapped::new(text);
-        for (pattern, replacement) in &self.filters {
-            if let Ok(re) = regex::Regex::new(pattern) {
-                mapped.replace(&re, |found, out| found.expand(replacement, out));
-            }
+        for ((_, replacement), compiled) in self.filters.iter().zip(&self.compiled) {
+            mapped.replace(&compiled.re, |found, out| found.expand(replacement, out));
         }
-        for pattern in &self.masks {
-            if let Ok(re) = regex::Regex::new(pattern) {
-                mapped.replace(&re, |found, out| {
-                    let cells = unicode_width::UnicodeWidthStr::width(&found[0]);
-                    out.extend(std::iter::repeat_n(MASK, cells));
-                });
-            }
+        for re in &self.compiled_masks {
+            mapped.replace(re, |found, out| {
+                let whole = found.get(0).expect("group 0 is the match");
+                let masked = found.name("mask").unwrap_or(whole);
+                let (start, end) = (masked.start() - whole.start(), masked.end() - whole.start());
+                let cells = unicode_width::UnicodeWidthStr::width(masked.as_str());
+                out.push_str(&whole.as_str()[..start]);
+                out.extend(std::iter::repeat_n(MASK, cells));
+                out.push_str(&whole.as_str()[end..]);
+            });
         }
         mapped
     }
@@ -335,7 +440,8 @@ impl Redactions {
     /// width goes on in the next row) are redacted as the one line they show, so a path
     /// wrapped over two rows is still found; a line a redaction changed is laid out again over
     /// the same rows, cut at the terminal's width (the last of its rows keeps what is left
-    /// over, and rows it no longer needs are left empty). Every other row stays as it was.
+    /// over, and rows it no longer needs are left empty). Every other row stays as it was, and
+    /// so does an empty line (a pattern that matches the empty text is not applied there).
     /// A cursor on a changed line moves with the text after the change (after a prompt that
     /// shows a redacted path, it is where the redacted prompt ends), so its position does not
     /// depend on what was redacted either.
@@ -348,7 +454,9 @@ impl Redactions {
     /// Applies the redactions to a styled screen: its screen as
     /// [`Redactions::apply_to_screen`] does, and its runs of colours and attributes moved with
     /// the text on the lines a redaction changed, so that they still cover the cells they
-    /// styled (a run over a replaced text covers its replacement).
+    /// styled (a run over a replaced text covers its replacement; what a replacement puts
+    /// back as it was at either end of its match, such as a pattern's `${1}` or a mask's
+    /// context, keeps its own runs).
     ///
     /// [`assert_screen_snapshot!`] redacts [`TestSession::with_styles`] this way.
     pub fn apply_to_styled_screen(&self, styled: &StyledScreen) -> StyledScreen {
@@ -382,6 +490,11 @@ impl Redactions {
                         crate::term::screen::cell_col(&screen.lines[row], screen.lines[row].len());
                     line.extend(std::iter::repeat_n(' ', usize::from(cols.saturating_sub(width))));
                 }
+            }
+            // (An empty line has nothing to redact: most of a big screen's rows.)
+            if line.is_empty() {
+                first = end;
+                continue;
             }
             let mapped = self.apply_mapped(&line);
             let redacted = &mapped.text;
@@ -508,7 +621,14 @@ impl Mapped {
             let end = start + whole.as_str().chars().count();
             let before = out.len();
             with(&found, &mut out);
-            changes.push((start, end, out[before..].chars().count()));
+            // What the replacement puts back as it was at either end (a pattern's `${1}`
+            // before the replaced text, a mask's context) is kept, not replaced: a run that
+            // ends before it does not spread over the replacement.
+            let (same_start, same_end) = kept_ends(whole.as_str(), &out[before..]);
+            let len = out[before..].chars().count();
+            if (same_start, same_end) != (end - start, len) {
+                changes.push((start + same_start, end - same_end, len - same_start - same_end));
+            }
             (last, chars) = (whole.end(), end);
         }
         out.push_str(&self.text[last..]);
@@ -590,6 +710,27 @@ impl Mapped {
         }
         pieces
     }
+}
+
+/// How many characters at the start and at the end of `found` a replacement `with` keeps as
+/// they were, leaving at least one character of `found` replaced (a replacement that only
+/// adds text replaces the match's last character, or its first); `(matched, replacement's
+/// length)` when they are the same text.
+fn kept_ends(found: &str, with: &str) -> (usize, usize) {
+    let (old, new): (Vec<char>, Vec<char>) = (found.chars().collect(), with.chars().collect());
+    if old == new {
+        return (old.len(), new.len());
+    }
+    let start = old.iter().zip(&new).take_while(|(a, b)| a == b).count();
+    let end = old[start..].iter().rev().zip(new[start..].iter().rev()).take_while(|(a, b)| a == b);
+    let mut end = end.count();
+    if !old.is_empty() && start + end >= old.len() {
+        match end {
+            0 => return (old.len() - 1, 0),
+            _ => end = old.len() - start - 1,
+        }
+    }
+    (start, end)
 }
 
 /// Where cell offset `at` of `line` is in `redacted`, the same line redacted: before the
