@@ -4806,6 +4806,14 @@ fn ssh_whose_far_end_set_a_mode_before_its_prompt_is_waited_for_to_the_prompt() 
         assert_eq!(input_wait_fires(&ssh), Some(InputKind::Keys), "{blank}");
         ssh.close().unwrap();
     }
+    // A full-screen program switches screens first, and may draw its first frame seconds
+    // later (review xb: read as waiting on the blank screen 3 s on).
+    let late = "printf '\\033[?1049h'; sleep 4; printf 'first frame'; exec cat";
+    let ssh = engine.spawn(sshd.ssh(late)).unwrap();
+    assert_eq!(input_wait_fires(&ssh), Some(InputKind::Keys));
+    let screen = ssh.screen().unwrap();
+    assert!(screen.contains("first frame"), "read as waiting before its frame: {screen}");
+    ssh.close().unwrap();
 }
 
 /// A monitor refreshed more often than twice a second (`htop -d 3`: every 0.3 s, its reads of

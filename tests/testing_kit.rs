@@ -192,9 +192,11 @@ fn a_kit_zsh_reads_the_sessions_zdotdir() {
     assert_eq!((result.output.as_str(), result.exit_code), ("from=yes\n", Some(0)), "{result:?}");
     assert_eq!(shell.last_lines(1), ["zsh> "], "{}", shell.screen());
     // A `.zshenv` that moves ZDOTDIR (the XDG layout) names where the rest is read, as zsh
-    // reads it (review wx: the integration read `$HOME/.zshrc`, and ZDOTDIR was `$HOME`).
+    // reads it (review wx: the integration read `$HOME/.zshrc`, and ZDOTDIR was `$HOME`), also
+    // when it moves an unset one only (review xb: it was set to `$HOME` for it).
     let builder = TestSession::builder("zsh")
-        .file(".zshenv", "export ZDOTDIR=$HOME/.config/zsh\n")
+        .file(".zshenv", "export ZDOTDIR=${ZDOTDIR:-$HOME/.config/zsh}\n")
+        .file(".zshrc", "PS1='home> '\nFROM_XDG=no\n")
         .file(".config/zsh/.zshrc", "PS1='xdg> '\nFROM_XDG=yes\n")
         .shell_integration(true);
     let shell = builder.env_remove("ZDOTDIR").start();

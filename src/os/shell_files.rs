@@ -49,11 +49,12 @@ const ZSH_ENV: &str = r#"# termloom shell integration (zsh): load the user's .zs
 __termloom_key="$TERMLOOM_MARK_KEY"
 unset TERMLOOM_MARK_KEY
 __termloom_zdotdir="$ZDOTDIR"
-ZDOTDIR="${TERMLOOM_USER_ZDOTDIR:-$HOME}"
-[[ -r "$ZDOTDIR/.zshenv" ]] && . "$ZDOTDIR/.zshenv"
-# A .zshenv that moves ZDOTDIR (`export ZDOTDIR=$HOME/.config/zsh`) names where zsh reads the
-# rest of the user's files: .zshrc takes them from there.
-TERMLOOM_USER_ZDOTDIR="$ZDOTDIR"
+# The user's .zshenv sees ZDOTDIR as zsh would give it: the user's own, or unset.
+if [[ -n "${TERMLOOM_USER_ZDOTDIR+set}" ]]; then ZDOTDIR="$TERMLOOM_USER_ZDOTDIR"; else unset ZDOTDIR; fi
+[[ -r "${ZDOTDIR:-$HOME}/.zshenv" ]] && . "${ZDOTDIR:-$HOME}/.zshenv"
+# A .zshenv that moves ZDOTDIR (`export ZDOTDIR=${ZDOTDIR:-$HOME/.config/zsh}`) names where
+# zsh reads the rest of the user's files: .zshrc takes them from there.
+TERMLOOM_USER_ZDOTDIR="${ZDOTDIR:-$HOME}"
 ZDOTDIR="$__termloom_zdotdir"
 "#;
 

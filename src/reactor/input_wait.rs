@@ -663,10 +663,12 @@ fn shown(slot: &Slot, master: std::os::fd::BorrowedFd<'_>) -> procfs::Shown {
 /// primary screen: its echo arrives in pieces from a far end); or the visible cursor at the
 /// start of a blank row below a row of text (not a hidden one, as a TUI drawing on the primary
 /// screen leaves it, nor one in a line being edited): a far end's greeting before its prompt
-/// (`Last login: ...`); or, before any input, no text on the screen for a while after the last
-/// output ([`BLANK_START`]): output that set modes alone (bash turns bracketed paste on in a
-/// write of its own, which may reach the terminal a packet before its prompt). Not for longer:
-/// a far end may clear the screen and wait for keys with nothing shown (`clear; exec cat`).
+/// (`Last login: ...`); or, before any input, no text on the screen within a while of the last
+/// output ([`BLANK_START`]; [`BLANK_ALTERNATE_START`] on the alternate screen): output that
+/// left no text (bash turns bracketed paste on in a write of its own, which may reach the
+/// terminal a packet before its prompt; a full-screen program switches screens before it
+/// reads what its first frame shows). Not for longer: a far end may clear the screen and wait
+/// for keys with nothing shown (`clear; exec cat`).
 fn unanswered(slot: &Slot) -> bool {
     let terminal = &slot.terminal;
     let line_not_ended = || {
@@ -677,9 +679,10 @@ fn unanswered(slot: &Slot) -> bool {
     };
     // (The line the cursor is on, which renders the rows down to it, is asked last.)
     slot.last_output <= slot.last_input
-        || slot.bytes_in == 0
-            && slot.last_output.elapsed() < BLANK_START
-            && terminal.shows_no_text()
+        || slot.bytes_in == 0 && terminal.shows_no_text() && {
+            let bound = if terminal.alternate() { BLANK_ALTERNATE_START } else { BLANK_START };
+            slot.last_output.elapsed() < bound
+        }
         || terminal.cursor_visible() && terminal.cursor_below_text()
         || line_not_ended()
 }
@@ -687,6 +690,10 @@ fn unanswered(slot: &Slot) -> bool {
 /// How long after its last output a session's blank screen, before any input, is no answer to
 /// its start (see [`unanswered`]).
 const BLANK_START: Duration = Duration::from_secs(3);
+
+/// [`BLANK_START`] on the alternate screen, which a full-screen program switches to before it
+/// draws its first frame, late on a loaded far end (htop reading `/proc`).
+const BLANK_ALTERNATE_START: Duration = Duration::from_secs(8);
 
 /// Whether the cursor is hidden at the start of a blank row of the primary screen right below
 /// the line submitted last, the last input (see

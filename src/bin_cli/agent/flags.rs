@@ -217,7 +217,7 @@ pub(super) const COMMANDS: &[CommandDef] = &[
         positional: &["ID", "SIGNAL"],
         flags: &[&[flag("--target", "target", Kind::Choice(&["foreground", "session"]), "")]],
         brief: "Send a signal to a session's program.",
-        summary: "ID SIGNAL [--target session]\n  Sends INT, TERM, KILL, HUP... to the foreground program (or every process).\n  KILL to the session's own program (the one started, or its shell at the\n  prompt) is refused (exit 1): close the session instead, or give\n  --target session. ID comes first; sessions named like signals, both words\n  naming one (signal TERM INT), are refused as ambiguous: give the id.",
+        summary: "ID SIGNAL [--target session]\n  Sends INT, TERM, KILL, HUP... to the foreground program (or every process).\n  KILL to the session's own program (the one started, or its shell at the\n  prompt) is refused (exit 1): close the session instead, or give\n  --target session. ID comes first; two running sessions named like signals,\n  one by each word (signal TERM INT), are refused as ambiguous: give the id.",
     },
     CommandDef {
         name: "resize",

@@ -1172,7 +1172,7 @@ pub(crate) struct TerminalSeen<'a> {
     /// answers (a prompt; a full-screen program's redraw).
     pub(crate) unanswered_input: bool,
     /// No input was sent yet, and nothing drawn answers the start (no output, no text on the
-    /// screen for a few seconds after output that only set modes, or the visible cursor at the start of a blank row below a row
+    /// screen within a few seconds of output that left none (modes set, a clear), or the visible cursor at the start of a blank row below a row
     /// of text): `ssh`, whose far end greets first (`Last login: ...`, then its prompt), waits
     /// on the world outside until then.
     pub(crate) unanswered_start: bool,
