@@ -1190,3 +1190,30 @@ fn mcs_dialog_stays_marked_over_its_panels() {
     assert!(!whole.contains("⟦ 1⟧Help"), "the F-key bar: {whole}");
     toolbox.call("terminal_close", &json!({"session_id": id}));
 }
+
+/// Text ending in an Escape, then keys, typed to vim busy in `system()` (canonical mode while
+/// it runs the command): the keys wait for the Escape to be read, however the terminal reads,
+/// unless they end the line. Typed at once (canonical mode was taken for a line holding them
+/// all), vim read `<Esc>Ot` as the keypad's 4: `one4wo` (review xa).
+#[test]
+fn keys_after_texts_escape_wait_for_vim_busy_in_a_command() {
+    if !require("vim") {
+        return;
+    }
+    let dir = TestDir::new("vim-busy-escape");
+    let file = dir.join("v.txt");
+    let toolbox = Toolbox::new(engine());
+    let argv = json!(["vim", "--clean", "-n", file.to_str().unwrap()]);
+    let start = json!({"argv": argv, "for_screen_text": "v.txt"});
+    let started = toolbox.call("terminal_start", &start);
+    assert!(!started.is_error, "{}", started.text);
+    let id = started.structured.unwrap()["session_id"].clone();
+    let send = |arguments: Value| {
+        let sent = toolbox.call("terminal_send", &arguments);
+        assert!(!sent.is_error, "{}", sent.text);
+    };
+    send(json!({"session_id": id, "text": ":call system(\"sleep 1\")\r", "timeout_ms": 200}));
+    send(json!({"session_id": id, "text": "ione\u{1b}", "keys": "Otwo<Esc>"}));
+    send(json!({"session_id": id, "keys": ":wq<Enter>", "exit": true}));
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "two\none\n");
+}

@@ -116,9 +116,10 @@ pub(super) fn text_all_but_last(
     let deadline = Instant::now() + timeout;
     let steps = termloom::text_typing_steps(bytes);
     let Some(((last, _), before)) = steps.split_last() else { return Ok(Some(Vec::new())) };
-    for (piece, bound) in before {
+    for (at, (piece, bound)) in before.iter().enumerate() {
         session.send_bytes(piece)?;
-        if text_read(session, deadline, *bound)? {
+        let next = steps.get(at + 1).map_or(&[][..], |(next, _)| *next);
+        if text_read(session, deadline, *bound, next)? {
             return Ok(None);
         }
     }
@@ -135,21 +136,23 @@ pub(super) fn text_all(session: &Session, bytes: &[u8], timeout: Duration) -> te
     session.send_bytes(&last)?;
     if last.last() == Some(&0x1b) {
         let bound = termloom::text_typing_steps(&last).pop().and_then(|(_, bound)| bound);
-        text_read(session, deadline, bound)?;
+        // (What the next step types is not known here: it waits.)
+        text_read(session, deadline, bound, b"")?;
     }
     Ok(())
 }
 
 /// [`read`] after a piece of text typed (within `bound`, its
-/// [`termloom::text_typing_steps`]'s), unless the terminal reads whole lines
-/// ([`termloom::line_holds_text`]): nothing of the text is read before its line ends, and
-/// what comes next is typed at once. Whether the program ended.
+/// [`termloom::text_typing_steps`]'s), unless the terminal reads whole lines and `next` ends
+/// the line ([`termloom::line_holds_text`]): nothing of the text is read before then, and
+/// `next` is typed at once. Whether the program ended.
 fn text_read(
     session: &Session,
     deadline: Instant,
     bound: Option<Duration>,
+    next: &[u8],
 ) -> termloom::Result<bool> {
-    if termloom::line_holds_text(session.info()?.line_modes) {
+    if termloom::line_holds_text(session.info()?.line_modes, next) {
         return Ok(false);
     }
     read(session, deadline, bound.unwrap_or(PART_TIMEOUT), None)

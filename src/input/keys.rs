@@ -1245,17 +1245,19 @@ pub fn text_typing_steps(bytes: &[u8]) -> Vec<(&[u8], Option<std::time::Duration
     steps
 }
 
-/// Whether the terminal, under its `line_modes` ([`SessionInfo::line_modes`](crate::SessionInfo::line_modes)),
-/// holds typed text until its line ends (canonical mode): the program reads nothing of the
-/// line before then, an Escape in it goes on with its line, read with what ends it, however
-/// long the typist waits. [`text_typing_steps`]'s pieces are then typed without waiting
-/// between them or after the last: a program reading lines (Python's `input()` between the
-/// frames of its clock) or never reading (`while :; do echo tick; sleep .1; done`) held the
-/// Enter or keys after `x\e` for the caller's whole timeout (10 s, review wu). (A program
-/// busy in canonical mode that reads keys after, vim in `system()`, then reads the Escape
-/// with the keys typed after it, as it did when they waited half a second.)
-pub fn line_holds_text(line_modes: Option<crate::types::LineModes>) -> bool {
-    line_modes.is_some_and(|modes| modes.canonical)
+/// Whether what is typed after a piece of text, `next`, may go without a wait for the piece
+/// to be read: the terminal, under its `line_modes` ([`SessionInfo::line_modes`](crate::SessionInfo::line_modes)),
+/// holds typed text until its line ends (canonical mode), so an Escape in the line goes on
+/// with it, read with what ends it, however long the typist waits; and `next` ends the line
+/// or interrupts it (Enter, Ctrl-C, Ctrl-D, Ctrl-Z, Ctrl-\). A program reading lines
+/// (Python's `input()` between the frames of its clock) or never reading (`while :; do echo
+/// tick; sleep .1; done`) held the Enter or Ctrl-C after `x\e` for the caller's whole timeout
+/// (10 s, review wu). Other keys still wait (half a second at most after text): a program
+/// busy in canonical mode that then reads keys in raw mode, vim in `system()`, read `\eOt`
+/// typed at once as the keypad's 4 (review xa).
+pub fn line_holds_text(line_modes: Option<crate::types::LineModes>, next: &[u8]) -> bool {
+    let ends_line = matches!(next.first(), Some(b'\r' | b'\n' | 0x03 | 0x04 | 0x1a | 0x1c));
+    ends_line && line_modes.is_some_and(|modes| modes.canonical)
 }
 
 /// A key script cut, under the terminal's `modes`, after each key that must be read alone

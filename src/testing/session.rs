@@ -169,7 +169,7 @@ impl TestSession {
             // (None while the terminal reads whole lines: the text goes on with its line.)
             let line = || self.session.info().ok().and_then(|info| info.line_modes);
             if let Some(bound) = bound
-                && !crate::input::keys::line_holds_text(line())
+                && !crate::input::keys::line_holds_text(line(), piece)
                 && self.read_within("send_text", bound)
             {
                 break;

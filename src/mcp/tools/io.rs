@@ -289,7 +289,7 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         for (at, (piece, _)) in pieces.iter().enumerate() {
             if let Some((_, bound)) = at.checked_sub(1).map(|before| &pieces[before]) {
                 let done = "the text before its last Escapes was typed, the rest not";
-                ended = await_text_read(call, &session, deadline, *bound, done)?;
+                ended = await_text_read(call, &session, deadline, *bound, done, piece)?;
                 if ended {
                     break;
                 }
@@ -306,7 +306,8 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         if ends_in_escape && !ended && (paste.is_some() || (script.is_none() && submit)) {
             let done = "the text was typed, the rest not";
             let bound = pieces.last().and_then(|(_, bound)| *bound);
-            ended = await_text_read(call, &session, deadline, bound, done)?;
+            let next: &[u8] = if paste.is_some() { b"" } else { b"\r" };
+            ended = await_text_read(call, &session, deadline, bound, done, next)?;
         }
         if let Some(paste) = paste.filter(|_| !ended) {
             // Bounded by the call's timeout and ended by its cancellation, so a program that
@@ -517,7 +518,14 @@ fn press_keys(
     if let Some((earlier, bound)) = earlier.zip(bound) {
         let done = format!("{earlier} was typed, the keys not");
         let ended = match after_escape == Some(true) {
-            true => await_text_read(call, session, deadline, Some(bound), &done)?,
+            true => {
+                let next = match items.first() {
+                    Some(ScriptItem::Key(key)) => key.encode(&modes),
+                    Some(ScriptItem::Text(text)) => text.as_bytes().to_vec(),
+                    None => Vec::new(),
+                };
+                await_text_read(call, session, deadline, Some(bound), &done, &next)?
+            }
             false => await_read(call, session, deadline, Some(bound), None, &done)?,
         };
         if ended {
@@ -590,8 +598,9 @@ fn await_text_read(
     deadline: std::time::Instant,
     bound: Option<std::time::Duration>,
     done: &str,
+    next: &[u8],
 ) -> Result<bool, ToolError> {
-    if crate::input::keys::line_holds_text(session.info()?.line_modes) {
+    if crate::input::keys::line_holds_text(session.info()?.line_modes, next) {
         return Ok(false);
     }
     await_read(call, session, deadline, bound, None, done)
