@@ -472,6 +472,32 @@ mod tests {
         for redactions in [crate_first, target_first, joined] {
             assert_eq!(redactions.apply(text), expected, "{redactions:?}");
         }
+        // A sentence's end is no name going on; a path given with its last `/` still holds
+        // what is below it (review xc).
+        let said = Redactions::new().path(krate, "[CRATE]").apply("saved in /w/c. Then /w/c.");
+        assert_eq!(said, "saved in [CRATE]. Then [CRATE].");
+        let slashed = Redactions::new().path(Path::new("/nonexistent/x/"), "[X]");
+        assert_eq!(slashed.apply("/nonexistent/x/a /nonexistent/x"), "[X]/a [X]");
+    }
+
+    /// A session's own home is named for it alone: what goes on after it is a file beside it,
+    /// `[HOME].bak`, and a sentence may end on it (review xc: the raw path, with the test's
+    /// pid, stayed, so the snapshot changed every run).
+    #[test]
+    fn a_sessions_home_is_replaced_before_a_name_going_on() {
+        let home = Redactions::new().home(Path::new("/tmp/termloom-home-0000001-0000"));
+        let text = "Saved to /tmp/termloom-home-0000001-0000. /tmp/termloom-home-0000001-0000.bak \
+            /tmp/termloom-home-0000001-0000-old /tmp/termloom-home-0000001-00001";
+        let expected = "Saved to [HOME]. [HOME].bak [HOME]-old /tmp/termloom-home-0000001-00001";
+        assert_eq!(home.apply(text), expected);
+    }
+
+    /// A mask's `mask` group that took no part in a match masks nothing of it (review xc: the
+    /// whole match was masked).
+    #[test]
+    fn a_mask_group_left_out_of_a_match_masks_nothing() {
+        let masked = Redactions::new().mask(r"(?:(?P<mask>\d+)|none) done");
+        assert_eq!(masked.apply("12 done / none done"), "▒▒ done / none done");
     }
 
     /// mc's disk usage is masked with its border's run before it, in either border; a ratio

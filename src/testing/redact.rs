@@ -146,21 +146,30 @@ impl Redactions {
     /// Replaces a path (as given and canonicalized) with `replacement`: `/tmp/x/notes.txt`
     /// becomes `[NAME]/notes.txt`. Only where the path ends: before a `/`, at the end of the
     /// text or before a character that does not go on a file name (a blank, a quote, `:`...),
-    /// not before a letter, a digit or one of `_.-+~@%` (`/tmp/xy` and `/tmp/x.bak` stay).
-    /// A path goes before a shorter one added earlier that holds it (`<crate>/target` before
-    /// `<crate>`, in [`Redactions::and`] too), so that the longer one is replaced whole
-    /// whatever the order they were added in.
-    pub fn path(mut self, path: &Path, replacement: &str) -> Redactions {
-        let mut forms = vec![path.to_string_lossy().into_owned()];
+    /// dots ending a sentence before them (`saved in /tmp/x.`), not before a letter, a digit or
+    /// one of `_.-+~@%` (`/tmp/xy` and `/tmp/x.bak` stay). A path goes before a shorter one
+    /// added earlier that holds it (`<crate>/target` before `<crate>`, in [`Redactions::and`]
+    /// too), so that the longer one is replaced whole whatever the order they were added in.
+    pub fn path(self, path: &Path, replacement: &str) -> Redactions {
+        self.path_ending(path, replacement, r"/|\.*(?:[^\w.\-+~@%]|$)")
+    }
+
+    /// [`Redactions::path`], the path's end told by `ending`, a pattern of what follows it.
+    fn path_ending(mut self, path: &Path, replacement: &str, ending: &str) -> Redactions {
+        let trimmed = |form: String| match form.trim_end_matches('/') {
+            "" => form,
+            kept => kept.to_owned(),
+        };
+        let mut forms = vec![trimmed(path.to_string_lossy().into_owned())];
         if let Ok(canonical) = path.canonicalize() {
-            forms.push(canonical.to_string_lossy().into_owned());
+            forms.push(trimmed(canonical.to_string_lossy().into_owned()));
         }
         forms.sort_by_key(|f| std::cmp::Reverse(f.len()));
         forms.dedup();
         for form in forms.into_iter().filter(|f| !f.is_empty()) {
-            // The character after the path is matched and put back (the regex crate has no
-            // look-ahead); the mapping of a styled screen's runs keeps it where it was.
-            let pattern = format!(r"{}(/|[^\w.\-+~@%]|$)", regex::escape(&form));
+            // The characters after the path are matched and put back (the regex crate has no
+            // look-ahead); the mapping of a styled screen's runs keeps them where they were.
+            let pattern = format!(r"{}({ending})", regex::escape(&form));
             let re = compile(&pattern).expect("an escaped path is a valid regular expression");
             let with = format!("{}${{1}}", replacement.replace('$', "$$"));
             self.push_filter((pattern, with), Compiled { re, path: Some(form) });
@@ -199,7 +208,9 @@ impl Redactions {
     /// Replaces a temporary home directory with `[HOME]` (every [`TestSession`] does this for
     /// its own).
     pub fn home(self, home: &Path) -> Redactions {
-        self.path(home, "[HOME]")
+        // A session's home is named for it alone: a name that goes on after it is another
+        // file beside it (`$HOME.bak`, `$HOME-old`), its own name redacted too.
+        self.path_ending(home, "[HOME]", r"/|[^\w]|$")
     }
 
     /// Replaces every [`TestSession`]'s temporary home directory (`/tmp/termloom-home-…`,
@@ -422,9 +433,14 @@ impl Redactions {
             mapped.replace(&compiled.re, |found, out| found.expand(replacement, out));
         }
         for re in &self.compiled_masks {
+            let grouped = re.capture_names().flatten().any(|name| name == "mask");
             mapped.replace(re, |found, out| {
                 let whole = found.get(0).expect("group 0 is the match");
-                let masked = found.name("mask").unwrap_or(whole);
+                // A `mask` group that took no part in the match masks nothing.
+                let Some(masked) = found.name("mask").or((!grouped).then_some(whole)) else {
+                    out.push_str(whole.as_str());
+                    return;
+                };
                 let (start, end) = (masked.start() - whole.start(), masked.end() - whole.start());
                 let cells = unicode_width::UnicodeWidthStr::width(masked.as_str());
                 out.push_str(&whole.as_str()[..start]);
