@@ -1217,3 +1217,30 @@ fn keys_after_texts_escape_wait_for_vim_busy_in_a_command() {
     send(json!({"session_id": id, "keys": ":wq<Enter>", "exit": true}));
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "two\none\n");
 }
+
+/// A `search` result repeats the model's regex by its start only: a `(?x)` comment makes a
+/// regex of any length that adds nothing to search, and the header repeated it whole (a
+/// 100,000-byte pattern under `max_bytes=256` returned 200,107 bytes, review wy).
+#[test]
+fn a_long_search_pattern_is_shown_by_its_start() {
+    let toolbox = Toolbox::new(engine());
+    let started = toolbox.call(
+        "terminal_start",
+        &json!({"argv": ["sh", "-c", "echo hello; read z"], "input_wait": true}),
+    );
+    let id = started.structured.unwrap()["session_id"].clone();
+    let pattern = format!("(?x)hello #{}", "\"".repeat(100_000));
+    let read = json!({"session_id": id, "search": pattern, "max_bytes": 256});
+    let found = toolbox.call("terminal_read", &read);
+    assert!(!found.is_error, "{}", &found.text[..found.text.len().min(300)]);
+    let size = serde_json::to_string(&found.text).unwrap().len()
+        + found.structured.as_ref().map_or(0, |s| serde_json::to_string(s).unwrap().len());
+    assert!(size <= 256 + MAX_BYTES_OVERHEAD, "{size}");
+    assert!(
+        found.text.contains("… (100011 bytes)/"),
+        "{}",
+        &found.text[..found.text.len().min(400)]
+    );
+    assert!(found.text.contains("hello"), "{}", found.text);
+    toolbox.call("terminal_close", &json!({"session_id": id}));
+}

@@ -15,6 +15,11 @@ use super::waits::Report;
 use super::{Call, ToolError, ToolOutput};
 
 /// The look-up arguments; a call takes one at most.
+/// The most of a `search` regex its result's header repeats (JSON bytes): a longer one is
+/// shown by its start, `…` and its length (a `(?x)` comment can make a regex of any length
+/// that costs no more to search).
+pub(crate) const SHOWN_PATTERN_BYTES: usize = 100;
+
 const LOOKUPS: [&str; 6] = ["lines", "search", "find", "screen_rows", "svg", "png"];
 /// Most places `find` lists.
 const MAX_FOUND: usize = 20;
@@ -333,10 +338,11 @@ fn search(
         .map(|(n, line)| row_json_len(&format!("{n}│{line}")))
         .sum();
     let mut block = format!(
-        "--- {total} transcript line{} of {}-{} match /{pattern}/ ---",
+        "--- {total} transcript line{} of {}-{} match /{}/ ---",
         if total == 1 { "" } else { "s" },
         all.first,
-        all.end.saturating_sub(1)
+        all.end.saturating_sub(1),
+        shown_pattern(pattern)
     );
     if omitted > 0 {
         let left = total - kept_lines;
@@ -369,6 +375,16 @@ fn search(
     }
     let structured = json!({"session_id": session.id().0, "matches": total});
     Ok((block, with_rows(structured, kept_rows, rows_structured)))
+}
+
+/// `pattern` as a search's header repeats it: whole, or its start within
+/// [`SHOWN_PATTERN_BYTES`] of JSON, `…` and its length.
+fn shown_pattern(pattern: &str) -> String {
+    let end = super::budget::start_within(pattern, SHOWN_PATTERN_BYTES);
+    match end == pattern.len() {
+        true => pattern.to_owned(),
+        false => format!("{}… ({} bytes)", &pattern[..end], pattern.len()),
+    }
 }
 
 /// `find=TEXT`: where it is on the screen.
@@ -419,5 +435,15 @@ mod tests {
         );
         assert_eq!(transcript_holds(0, 3), "the transcript holds lines 0-2; ask within them");
         assert!(transcript_holds(6, 6).starts_with("the transcript holds no line"));
+    }
+
+    /// A long regex is shown by its start within its bound of JSON, escapes counted.
+    #[test]
+    fn a_long_pattern_is_shown_by_its_start() {
+        assert_eq!(shown_pattern("hel+o"), "hel+o");
+        let long = format!("(?x)hello #{}", "\"".repeat(1000));
+        let shown = shown_pattern(&long);
+        assert!(shown.ends_with("… (1011 bytes)"), "{shown}");
+        assert!(super::super::budget::json_len(&shown) <= SHOWN_PATTERN_BYTES + 20, "{shown}");
     }
 }
