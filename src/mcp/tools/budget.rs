@@ -263,7 +263,14 @@ impl Budget {
             0 => unseen.saturating_mul(2),
             len => unseen.saturating_mul(escaped_sample).div_ceil(len),
         };
-        let enough = self.enough(escaped.saturating_add(unseen));
+        self.see_beyond(id, escaped.saturating_add(unseen), first)
+    }
+
+    /// [`Budget::see_more`]'s advice for `more` JSON bytes left out: the longest it gives for
+    /// any texts whose escapes and unseen bytes take at most `more` (a layout reserves it
+    /// before it keeps the text whose cut the advice would follow).
+    pub(crate) fn see_beyond(&self, id: SessionId, more: usize, first: Option<u64>) -> String {
+        let enough = self.enough(more);
         let largest = self.largest;
         if enough <= largest {
             return format!(

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use crate::{Screen, Session, SessionId, Status};
 
 use super::args::Args;
-use super::budget::{Budget, LABEL, keep_around, keep_end, line_start};
+use super::budget::{Budget, LABEL, json_len, keep_around, keep_end, line_start};
 use super::echoes::{Look, UnreadEcho};
 use super::pager_prompts::PagerPrompt;
 use super::per_session::PerSession;
@@ -1101,6 +1101,39 @@ fn first_rows(screen: &Screen, last: usize) -> Vec<usize> {
     firsts
 }
 
+/// The note that says `later` bytes of new output after a match were left out, and `see`.
+fn later_note(later: usize, see: &str) -> String {
+    format!("[... {later} later bytes of new output left out, after the line that matched; {see}]")
+}
+
+/// The longest of what a [`layout`] says only when it keeps some new output (the notes that
+/// it was redrawn and that later bytes were left out, the cursor's mark), for its output's
+/// part of the budget to pay: without it they were said at one byte of output, past the
+/// bound the framing was measured at.
+fn output_notes(reading: &Reading, budget: &Budget, matched: bool, no_screen: bool) -> String {
+    let mut notes = String::new();
+    if reading.new.rewritten {
+        notes.push_str(REDRAWN);
+    }
+    if matched || reading.new.later > 0 {
+        let text = &reading.new.text;
+        let later = reading.new.later.saturating_add(text.len());
+        // (What see_more may count: the text's escapes, and the unseen bytes at most six
+        // JSON bytes each.)
+        let more = json_len(text).saturating_add(reading.new.later.saturating_mul(6));
+        notes.push_str(&later_note(later, &budget.see_beyond(reading.id, more, None)));
+    }
+    if reading.cursor_row.is_some() && no_screen {
+        notes.push('▌');
+    }
+    // (Each in a block of its own, the output's too.)
+    notes.push_str("\n\n\n");
+    notes
+}
+
+/// The note that the output is from a line the caller saw, since redrawn.
+const REDRAWN: &str = "[from a line you saw, since redrawn]";
+
 /// Lays a reading out within `budget`: the program, the wait's condition and matched text
 /// and the title take their parts first, then the transcript and the screen share the rest
 /// (each may have at least half of it). Also says whether the screen was shown without a cut
@@ -1132,6 +1165,11 @@ fn layout(
     let matched_at = original_match
         .filter(|t| view == View::New && !t.is_empty())
         .and_then(|t| reading.new.text.find(t.as_str()));
+    // What keeping any output brings with it, paid for by the output's part: a byte of it
+    // must not add notes the bound has no room for (review wy: 33 bytes over at 260).
+    let reserve =
+        budget.cost(&output_notes(reading, &budget, matched_at.is_some(), shown.is_none()));
+    let output_cap = output_cap.min(budget.left()).saturating_sub(reserve);
     let (output, cut, after) = match matched_at {
         Some(at) => budget.around(&reading.new.text, at, output_cap),
         None => {
@@ -1231,7 +1269,7 @@ fn layout(
     // (Only with the line: a line cleared since, such as a pager's ":" on its way out, has
     // nothing to repeat.)
     if reading.new.rewritten && !output.is_empty() {
-        push_block(&mut text, "[from a line you saw, since redrawn]");
+        push_block(&mut text, REDRAWN);
     }
     if let Some(note) = dropped_note(reading.new.missed_lines) {
         push_block(&mut text, &note);
@@ -1270,19 +1308,14 @@ fn layout(
                 None => push_block(&mut text, output),
             }
             if later > 0 {
-                push_block(
-                    &mut text,
-                    &format!(
-                        "[... {later} later bytes of new output left out, after the line that matched; {}]",
-                        budget.see_more(
-                            reading.id,
-                            &[&reading.new.text[reading.new.text.len() - after..]],
-                            output,
-                            reading.new.later,
-                            None
-                        )
-                    ),
+                let see = budget.see_more(
+                    reading.id,
+                    &[&reading.new.text[reading.new.text.len() - after..]],
+                    output,
+                    reading.new.later,
+                    None,
                 );
+                push_block(&mut text, &later_note(later, &see));
             }
         }
         _ if omitted > 0 => {}
@@ -1651,6 +1684,36 @@ mod tests {
         // Everything but the strings, cut markers included (whose counts could be 16 digits
         // longer than here, in both copies of four labels).
         assert!(framing + 2 * 4 * 16 <= MAX_BYTES_OVERHEAD, "framing {framing}");
+    }
+
+    /// Every `max_bytes` from 256 to 2,047, not six samples, holds the bound (review wy: at
+    /// 260, one byte of new output kept brought its notes, redrawn and later bytes left out,
+    /// 33 bytes past it; without the fix, 4 budgets in every 28 or so are over): the layout of
+    /// new output under a screen whose header is the longest, with no wait and with a start's
+    /// refused wait, whose note is the longest.
+    #[test]
+    fn every_budget_stays_within_max_bytes_and_the_overhead() {
+        let screen = screen_of(worst::string(2000), vec![worst::string(40); 500]);
+        let moved = Some(Moved { from: 1, to: 0, count: 499 });
+        let slid =
+            Some(Slid { first: 0, count: 500, by: -999, from_col: 0, to_col: 1000, down: 0 });
+        let rows = (0..500).collect();
+        let cut = vec![(0, 1)];
+        let shape =
+            Shape::Changes(Changes { look: 2, moved, slid, rows, title_changed: true, cut });
+        let full = reading_shaped(worst::string(4_000), Some((screen, shape)));
+        let reports = reports();
+        let refused = reports.last().filter(|r| r.refused.is_some());
+        assert!(refused.is_some());
+        for (wait, copies) in [None, refused].into_iter().flat_map(|w| [(w, 1), (w, 2)]) {
+            for max in 256..2048 {
+                let budget = Budget::with_copies(max, copies);
+                let (output, _) = layout(&full, View::New, budget, wait, true);
+                let size = worst::size(&output, copies);
+                let refused = wait.is_some();
+                assert!(size <= max + MAX_BYTES_OVERHEAD, "{refused} {max} {copies}: {size}");
+            }
+        }
     }
 
     #[test]
