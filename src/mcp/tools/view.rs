@@ -1735,13 +1735,12 @@ mod tests {
             refused: None,
             marks_copied: false,
         };
-        let (output, _) = layout(
-            &reading("new output".into(), Some(screen)),
-            View::New,
-            Budget::with_copies(1024, 2),
-            Some(&report),
-            false,
-        );
+        // (Output neither redrawn nor followed by later bytes: the notes those bring are paid
+        // for by the output's part first, which at 1024 leaves none for "new output".)
+        let mut read = reading("new output".into(), Some(screen));
+        (read.new.rewritten, read.new.later) = (false, 0);
+        let (output, _) =
+            layout(&read, View::New, Budget::with_copies(1024, 2), Some(&report), false);
         // An eighth of 1024 for the title, a quarter for the matched text, in two copies.
         let cut = format!("{}[... 3936 more bytes of the title cut]", "t".repeat(64));
         assert_eq!(output.structured["screen"]["title"], cut);
