@@ -1244,3 +1244,21 @@ fn a_long_search_pattern_is_shown_by_its_start() {
     assert!(found.text.contains("hello"), "{}", found.text);
     toolbox.call("terminal_close", &json!({"session_id": id}));
 }
+
+/// Output that fits whole around what a wait matched is kept whole: no room is held for a
+/// note on later bytes it does not need (review xd: 13 lines under `max_bytes` 1024 were cut
+/// to the 9 from the match on, the note never said).
+#[test]
+fn output_that_fits_around_a_match_is_kept_whole() {
+    let toolbox = Toolbox::new(engine());
+    let script = "read a; seq -f 'line %g of output xxxxxxxxxxxx' 1 13; read z";
+    let start = json!({"argv": ["sh", "-c", script], "input_wait": true});
+    let started = toolbox.call("terminal_start", &start);
+    assert!(!started.is_error, "{}", started.text);
+    let id = started.structured.unwrap()["session_id"].clone();
+    let send = json!({"session_id": id, "text": "\r", "for_text": "line 13 of", "max_bytes": 1024});
+    let sent = toolbox.call("terminal_send", &send);
+    assert!(sent.text.contains("line 1 of output"), "{}", sent.text);
+    assert!(!sent.text.contains("left out"), "{}", sent.text);
+    toolbox.call("terminal_close", &json!({"session_id": id}));
+}

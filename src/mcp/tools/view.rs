@@ -1108,27 +1108,36 @@ fn later_note(later: usize, see: &str) -> String {
 
 /// The longest of what a [`layout`] says only when it keeps some new output (the notes that
 /// it was redrawn and that later bytes were left out, the cursor's mark), for its output's
-/// part of the budget to pay: without it they were said at one byte of output, past the
-/// bound the framing was measured at.
-fn output_notes(reading: &Reading, budget: &Budget, matched: bool, no_screen: bool) -> String {
+/// part of the budget, `cap`, to pay: without it they were said at one byte of output, past
+/// the bound the framing was measured at. Said in the text alone (the structured output is
+/// the bare output), so one copy. The note on later bytes only where some are: unseen ones,
+/// or the text around a match not fitting whole (review xd: output that fits was cut for it).
+fn output_notes(
+    reading: &Reading,
+    budget: &Budget,
+    matched: bool,
+    no_screen: bool,
+    cap: usize,
+) -> usize {
     let mut notes = String::new();
     if reading.new.rewritten {
         notes.push_str(REDRAWN);
-    }
-    if matched || reading.new.later > 0 {
-        let text = &reading.new.text;
-        let later = reading.new.later.saturating_add(text.len());
-        // (What see_more may count: the text's escapes, and the unseen bytes at most six
-        // JSON bytes each.)
-        let more = json_len(text).saturating_add(reading.new.later.saturating_mul(6));
-        notes.push_str(&later_note(later, &budget.see_beyond(reading.id, more, None)));
     }
     if reading.cursor_row.is_some() && no_screen {
         notes.push('▌');
     }
     // (Each in a block of its own, the output's too.)
     notes.push_str("\n\n\n");
-    notes
+    let text = &reading.new.text;
+    let fits = budget.cost(text).saturating_add(json_len(&notes)) <= cap;
+    if reading.new.later > 0 || (matched && !fits) {
+        let later = reading.new.later.saturating_add(text.len());
+        // (What see_more may count: the text's escapes, and the unseen bytes at most six
+        // JSON bytes each.)
+        let more = json_len(text).saturating_add(reading.new.later.saturating_mul(6));
+        notes.push_str(&later_note(later, &budget.see_beyond(reading.id, more, None)));
+    }
+    json_len(&notes)
 }
 
 /// The note that the output is from a line the caller saw, since redrawn.
@@ -1167,9 +1176,9 @@ fn layout(
         .and_then(|t| reading.new.text.find(t.as_str()));
     // What keeping any output brings with it, paid for by the output's part: a byte of it
     // must not add notes the bound has no room for (review wy: 33 bytes over at 260).
-    let reserve =
-        budget.cost(&output_notes(reading, &budget, matched_at.is_some(), shown.is_none()));
-    let output_cap = output_cap.min(budget.left()).saturating_sub(reserve);
+    let output_cap = output_cap.min(budget.left());
+    let reserve = output_notes(reading, &budget, matched_at.is_some(), shown.is_none(), output_cap);
+    let output_cap = output_cap.saturating_sub(reserve);
     let (output, cut, after) = match matched_at {
         Some(at) => budget.around(&reading.new.text, at, output_cap),
         None => {
@@ -1706,7 +1715,8 @@ mod tests {
         let refused = reports.last().filter(|r| r.refused.is_some());
         assert!(refused.is_some());
         for (wait, copies) in [None, refused].into_iter().flat_map(|w| [(w, 1), (w, 2)]) {
-            for max in 256..2048 {
+            // (Past the bound it went in runs of four budgets: every third finds each.)
+            for max in (256..2048).step_by(3) {
                 let budget = Budget::with_copies(max, copies);
                 let (output, _) = layout(&full, View::New, budget, wait, true);
                 let size = worst::size(&output, copies);
