@@ -14,12 +14,12 @@ use super::view::max_bytes;
 use super::waits::Report;
 use super::{Call, ToolError, ToolOutput};
 
-/// The look-up arguments; a call takes one at most.
 /// The most of a `search` regex its result's header repeats (JSON bytes): a longer one is
 /// shown by its start, `…` and its length (a `(?x)` comment can make a regex of any length
 /// that costs no more to search).
 pub(crate) const SHOWN_PATTERN_BYTES: usize = 100;
 
+/// The look-up arguments; a call takes one at most.
 const LOOKUPS: [&str; 6] = ["lines", "search", "find", "screen_rows", "svg", "png"];
 /// Most places `find` lists.
 const MAX_FOUND: usize = 20;

@@ -1746,7 +1746,8 @@ mod tests {
             marks_copied: false,
         };
         // (Output neither redrawn nor followed by later bytes: the notes those bring are paid
-        // for by the output's part first, which at 1024 leaves none for "new output".)
+        // for by the output's part first, which under this worst framing at 1024 may leave
+        // none for "new output".)
         let mut read = reading("new output".into(), Some(screen));
         (read.new.rewritten, read.new.later) = (false, 0);
         let (output, _) =
