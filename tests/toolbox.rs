@@ -1262,3 +1262,26 @@ fn output_that_fits_around_a_match_is_kept_whole() {
     assert!(!sent.text.contains("left out"), "{}", sent.text);
     toolbox.call("terminal_close", &json!({"session_id": id}));
 }
+
+/// Keys after an Escape typed to a program reading a line in canonical mode (python's
+/// `input()`, blocked reading the terminal) go at once: the line discipline holds the Escape
+/// until the line ends, so the input queue never empties before the Enter (`input_read`
+/// never holds there), and the wait for input ends the wait after the Escape. (A wait after
+/// the Escape ended by `input_read` alone, with the exit, took the whole 8 s.)
+#[test]
+fn keys_after_an_escape_to_a_line_reader_go_at_once() {
+    let toolbox = Toolbox::new(engine());
+    let argv = json!(["python3", "-c", "print('ready'); print(repr(input()))"]);
+    let started =
+        toolbox.call("terminal_start", &json!({"argv": argv, "for_screen_text": "ready"}));
+    assert!(!started.is_error, "{}", started.text);
+    let id = started.structured.unwrap()["session_id"].clone();
+    let sent = Instant::now();
+    let send =
+        json!({"session_id": id, "keys": "x<Esc>y<Enter>", "timeout_ms": 8000, "exit": true});
+    let answer = toolbox.call("terminal_send", &send);
+    let took = sent.elapsed();
+    assert!(answer.text.contains(r"'x\x1by'"), "{}", answer.text);
+    assert!(took < std::time::Duration::from_millis(2500), "took {took:?}: {}", answer.text);
+    toolbox.call("terminal_close", &json!({"session_id": id}));
+}
