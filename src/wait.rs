@@ -65,7 +65,8 @@ pub(crate) enum Cond {
     Prompt,
     InputWait,
     /// The terminal's input queue was found empty at least this long ago, after the last
-    /// input, and the program printed since (see [`Until::input_read`]).
+    /// input, and the program printed since; or `UNANSWERED_READ` longer ago, the program
+    /// silent since (see [`Until::input_read`]).
     InputRead(Duration),
     Any(Vec<Until>),
 }
@@ -143,11 +144,42 @@ pub(crate) struct StateView {
     /// redraw or as long as its pace holds, for this much longer (`None`: no such row, or
     /// lines printed and ended): its silence is no sign it settled.
     pub paced: Option<Duration>,
-    /// Time since a look found the terminal's input queue empty after the last input, when
-    /// the program printed after that look (`None`: not looked for, input still unread, or
-    /// nothing printed since it was read): see [`Until::input_read`].
-    pub input_read_for: Option<Duration>,
+    /// When a look found the terminal's input queue empty after the last input, and whether
+    /// the program printed after that look (`None`: not looked for, or input still unread):
+    /// see [`Until::input_read`].
+    pub input_read_for: Option<InputRead>,
 }
+
+/// A look that found the terminal's input queue empty after the last input (see
+/// [`Until::input_read`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct InputRead {
+    /// How long ago.
+    pub ago: Duration,
+    /// Whether the program printed after it.
+    pub printed: bool,
+}
+
+impl InputRead {
+    /// How much longer until input found read so holds for `Until::input_read(duration)`:
+    /// `duration` after the look when the program printed since, [`UNANSWERED_READ`] more
+    /// when it did not.
+    fn left(&self, duration: Duration) -> Duration {
+        let bound = match self.printed {
+            true => duration,
+            false => duration.saturating_add(UNANSWERED_READ),
+        };
+        bound.saturating_sub(self.ago)
+    }
+}
+
+/// How much longer than its time [`Until::input_read`] waits when the program printed nothing
+/// after its input was found read: one waiting for a key code's rest after an Escape (a
+/// second at most) prints its answer once its timer ends; on a loaded machine it may run
+/// only later, and the keys typed meanwhile would come in the same read as the Escape. A
+/// program that never prints once it read the input (a game polling the terminal) gets the
+/// next keys this much later, not at the end of the caller's wait.
+const UNANSWERED_READ: Duration = crate::os::procfs::SHORT_TIMER;
 
 /// How long a program asking for a line stays quiet before a wait for something else gives up
 /// ([`Until::asks_for_line`]): a thread of its own that prints now and then (progress while
@@ -608,14 +640,16 @@ impl Until {
     }
 
     /// The program read every byte of input sent to the terminal (its input queue was found
-    /// empty) at least `duration` ago, and printed after it was found so: it took the input
-    /// and went on with it. A program that never waits for input (a game that polls the
-    /// terminal between the frames of its clock) reads a lone Escape so, and the keys after
-    /// it may be typed without waiting for [`Until::input_wait`], which it never meets. A
-    /// program that waits for the rest of a key code after an Escape (vim's `ttimeout`,
-    /// ncurses's `ESCDELAY`) prints nothing until its timer ends, and one busy (vim in
-    /// `system()`) has not read it or prints nothing either: neither is taken for done.
-    /// Linux; elsewhere it never holds.
+    /// empty, in raw mode) at least `duration` ago, and printed after it was found so: it
+    /// took the input and went on with it; or, when it printed nothing since, a second more
+    /// (a program that waits for the rest of a key code after an Escape, vim's `ttimeout`,
+    /// ncurses's `ESCDELAY`, prints nothing until its timer ends, and on a loaded machine may
+    /// run only a while after that: keys typed meanwhile would reach it with the Escape). A
+    /// program that never waits for input (a game that polls the terminal between the frames
+    /// of its clock, printing or not) reads a lone Escape so, and the keys after it may be
+    /// typed without waiting for [`Until::input_wait`], which it never meets. One busy (vim
+    /// in `system()`, its terminal in canonical mode; or busy in raw mode) has not read it:
+    /// it is not taken for done. Linux; elsewhere it never holds.
     pub fn input_read(duration: Duration) -> Until {
         Until(Cond::InputRead(duration))
     }
@@ -843,7 +877,7 @@ impl Until {
             }
             Cond::Prompt => view.at_prompt,
             Cond::InputWait => view.input_wait == Some(true) && view.stable_for >= view.settle,
-            Cond::InputRead(d) => view.input_read_for.is_some_and(|read| read >= *d),
+            Cond::InputRead(d) => view.input_read_for.is_some_and(|read| read.left(*d).is_zero()),
             Cond::AsksForLine => {
                 view.input_wait == Some(true)
                     && view.line_input
@@ -886,7 +920,7 @@ impl Until {
             // Looked at again until the queue is found empty, then at the time's end (output
             // checks it again too).
             Cond::InputRead(d) => {
-                Some(view.input_read_for.map_or(INPUT_WAIT_POLL, |read| d.saturating_sub(read)))
+                Some(view.input_read_for.map_or(INPUT_WAIT_POLL, |read| read.left(*d)))
             }
             // Nothing to look at again before the program prints or is typed to.
             Cond::AsksForLine if !view.answered_since => None,
@@ -1367,18 +1401,26 @@ mod tests {
         }
     }
 
-    /// `input_read` holds once the input was found read (and the program printed since) for
-    /// its time, and is looked at again until then.
+    /// `input_read` holds once the input was found read for its time when the program printed
+    /// since, [`UNANSWERED_READ`] later when it did not, and is looked at again until then.
     #[test]
     fn input_read_holds_once_read_for_its_time() {
         let ms = Duration::from_millis;
         let until = Until::input_read(ms(1100));
-        let view = |read: Option<u64>| StateView { input_read_for: read.map(ms), ..quiet_view(0) };
+        let view = |read: Option<(u64, bool)>| StateView {
+            input_read_for: read.map(|(ago, printed)| InputRead { ago: ms(ago), printed }),
+            ..quiet_view(0)
+        };
         assert!(until.match_state(&view(None)).is_none());
-        assert!(until.match_state(&view(Some(1000))).is_none());
-        assert!(until.match_state(&view(Some(1100))).is_some());
+        assert!(until.match_state(&view(Some((1000, true)))).is_none());
+        assert!(until.match_state(&view(Some((1100, true)))).is_some());
+        assert!(until.match_state(&view(Some((1100, false)))).is_none());
+        let quiet = 1100 + UNANSWERED_READ.as_millis() as u64;
+        assert!(until.match_state(&view(Some((quiet - 1, false)))).is_none());
+        assert!(until.match_state(&view(Some((quiet, false)))).is_some());
         assert_eq!(until.recheck_in(&view(None)), Some(INPUT_WAIT_POLL));
-        assert_eq!(until.recheck_in(&view(Some(1000))), Some(ms(100)));
+        assert_eq!(until.recheck_in(&view(Some((1000, true)))), Some(ms(100)));
+        assert_eq!(until.recheck_in(&view(Some((1000, false)))), Some(ms(100) + UNANSWERED_READ));
         assert!(until.needs_input_read() && !Until::input_wait().needs_input_read());
     }
 

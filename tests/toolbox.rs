@@ -1285,3 +1285,48 @@ fn keys_after_an_escape_to_a_line_reader_go_at_once() {
     assert!(took < std::time::Duration::from_millis(2500), "took {took:?}: {}", answer.text);
     toolbox.call("terminal_close", &json!({"session_id": id}));
 }
+
+/// Keys after an Escape typed to a program that never waits for input (raw mode, polling the
+/// terminal between naps) and prints nothing once it read the Escape go about two seconds
+/// after it was read (`AFTER_AN_ESCAPE_READ`, and a second more as it printed nothing):
+/// `Until::input_read` needed output after the input queue was found empty, and they waited
+/// the call's whole timeout (here 8 s). The program prints each read, with its time, once it
+/// reads `q`.
+#[test]
+fn keys_after_an_escape_read_by_a_quiet_poller_go_soon() {
+    let quiet = "import os, select, sys, time, tty\n\
+        tty.setraw(0)\n\
+        print('ready', end='\\r\\n', flush=True)\n\
+        start, reads = time.monotonic(), []\n\
+        while not reads or not reads[-1].endswith('71'):\n\
+        \x20   if select.select([0], [], [], 0)[0]:\n\
+        \x20       reads.append(f'{time.monotonic() - start:.2f} {os.read(0, 64).hex()}')\n\
+        \x20   time.sleep(0.05)\n\
+        sys.stdout.write(''.join(f'\\x1b[{row};1H{read}' for row, read in enumerate(reads, 2)))\n\
+        sys.stdout.flush()\n";
+    let toolbox = Toolbox::new(engine());
+    for (keys, wanted) in [("<Esc>q", &["1b", "71"][..]), ("a<Esc>q", &["61", "1b", "71"][..])] {
+        let argv = json!(["python3", "-c", quiet]);
+        let started =
+            toolbox.call("terminal_start", &json!({"argv": argv, "for_screen_text": "ready"}));
+        assert!(!started.is_error, "{}", started.text);
+        let id = started.structured.unwrap()["session_id"].clone();
+        let send = json!({"session_id": id, "keys": keys, "timeout_ms": 8000});
+        let sent = Instant::now();
+        let answer = toolbox.call("terminal_send", &send);
+        let took = sent.elapsed();
+        assert!(took < std::time::Duration::from_secs(5), "{keys}: took {took:?}: {}", answer.text);
+        let screen = toolbox.call("terminal_read", &json!({"session_id": id, "view": "screen"}));
+        let reads: Vec<(f64, &str)> = screen
+            .text
+            .lines()
+            .filter_map(|line| line.trim_end().split_once(' '))
+            .filter_map(|(time, hex)| Some((time.parse().ok()?, hex.trim_end_matches('▌'))))
+            .collect();
+        let hexes: Vec<&str> = reads.iter().map(|(_, hex)| *hex).collect();
+        assert_eq!(hexes, wanted, "{keys}: {}", screen.text);
+        let gap = reads[reads.len() - 1].0 - reads[reads.len() - 2].0;
+        assert!(gap < 4.0, "{keys}: q came {gap:.2} s after the Escape: {}", screen.text);
+        toolbox.call("terminal_close", &json!({"session_id": id}));
+    }
+}

@@ -1180,7 +1180,8 @@ pub fn part_read_bound(
 }
 
 /// How long after a program read an Escape typed alone, and went on (printed since), the keys
-/// after it are typed when it does not wait for input ([`escape_read`]): longer than any
+/// after it are typed when it does not wait for input ([`escape_read`]; a second more when it
+/// printed nothing since): longer than any
 /// wait for the rest of a key code after an Escape (a second at most: vim's `timeoutlen`,
 /// ncurses's `ESCDELAY`, mc's timer; a poll with a longer timer is an idle tick), and 100 ms
 /// of slack. Given
@@ -1192,9 +1193,10 @@ pub const AFTER_AN_ESCAPE_READ: std::time::Duration =
 /// What else shows that key script `part`, one of [`typing_parts`]'s, ending in an Escape
 /// (under the terminal's `modes`), was read alone, besides the program's wait for input:
 /// the terminal's input queue found empty, the program printing after that, and
-/// [`AFTER_AN_ESCAPE_READ`] since ([`Until::input_read`](crate::Until::input_read)). A
-/// program that never waits for input (a game polling the terminal between the frames of
-/// its clock) gets the keys after the Escape so, a second on, not at the end of the
+/// [`AFTER_AN_ESCAPE_READ`] since; or a second more with nothing printed
+/// ([`Until::input_read`](crate::Until::input_read)). A program that never waits for input
+/// (a game polling the terminal between the frames of its clock, or polling and printing
+/// nothing) gets the keys after the Escape so, a second or two on, not at the end of the
 /// caller's wait (10 s or more); one waiting for the rest of a key code (vim's `ttimeout`,
 /// ncurses's `ESCDELAY`) has answered the Escape alone by then, and one busy in canonical
 /// mode (vim in `system()`) has not read it (an Escape in a line not ended is not counted

@@ -404,12 +404,12 @@ impl<K: Copy + PartialEq> FirstSighting<K> {
 const CONFIRM_ASKING: Duration = Duration::from_millis(50);
 
 /// How long ago a look found `slot`'s terminal holding no input unread after the last input,
-/// when the program printed after that look (`Until::input_read`); `None` while input waits
-/// unread, before anything is printed after it was read, in canonical mode (an unfinished
-/// line, a lone Escape, is not counted there: it may be waiting for its line's end) or where
-/// the queue cannot be read. Looks at the queue (a poll of the terminal's slave, which moves
-/// bytes written to the master into it, then `FIONREAD`) only until it is found empty.
-pub(super) fn input_read_for(slot: &mut Slot, now: Instant) -> Option<Duration> {
+/// and whether the program printed after that look (`Until::input_read`); `None` while input
+/// waits unread, in canonical mode (an unfinished line, a lone Escape, is not counted there:
+/// it may be waiting for its line's end) or where the queue cannot be read. Looks at the
+/// queue (a poll of the terminal's slave, which moves bytes written to the master into it,
+/// then `FIONREAD`) only until it is found empty.
+pub(super) fn input_read_for(slot: &mut Slot, now: Instant) -> Option<crate::wait::InputRead> {
     if slot.input_drained.is_none_or(|at| at < slot.last_input) {
         let master = slot.master.as_ref()?;
         let raw = crate::os::pty::line_modes(master.as_fd()).is_some_and(|m| !m.canonical);
@@ -417,7 +417,8 @@ pub(super) fn input_read_for(slot: &mut Slot, now: Instant) -> Option<Duration> 
         slot.input_drained = empty.then_some(now);
     }
     let drained = slot.input_drained?;
-    (slot.last_output > drained).then(|| now.saturating_duration_since(drained))
+    let printed = slot.last_output > drained;
+    Some(crate::wait::InputRead { ago: now.saturating_duration_since(drained), printed })
 }
 
 /// Whether the program wrote output that the reactor has not read, or not fed, yet.
