@@ -480,6 +480,31 @@ mod tests {
         assert_eq!(slashed.apply("/nonexistent/x/a /nonexistent/x"), "[X]/a [X]");
     }
 
+    /// A path is replaced only where it begins too: at the start of the text or after a
+    /// character that does not go on a file name (review if: a crate at `/work/main` masked
+    /// `/mnt/work/main/x` as `/mnt[CRATE]/x`); a `file://` URL's path is, and so is a path
+    /// right after another with one character between them (a `PATH`-like list, a blank), the
+    /// character serving as the first one's end and the second one's start, and one after
+    /// a short option (`-I/w/c`), not after a letter or digit otherwise; an insta filter
+    /// does the same. The session's home begins the same way.
+    #[test]
+    fn paths_are_replaced_where_they_begin() {
+        let krate = Redactions::new().path(Path::new("/w/c"), "[CRATE]");
+        let text = "/mnt/w/c/x ./w/c a/w/c ~/w/c x-/w/c /w/c/x /w/c:/w/c/bin /w/c /w/c (/w/c) \
+            '/w/c' \"/w/c\" =/w/c [/w/c] </w/c> │/w/c│ file:///w/c/x file:///mnt/w/c //w/c \
+            cc -I/w/c/include -L/w/c -xI/w/c 9/w/c";
+        let expected = "/mnt/w/c/x ./w/c a/w/c ~/w/c x-/w/c [CRATE]/x [CRATE]:[CRATE]/bin [CRATE] \
+            [CRATE] ([CRATE]) '[CRATE]' \"[CRATE]\" =[CRATE] [[CRATE]] <[CRATE]> │[CRATE]│ \
+            file://[CRATE]/x file:///mnt/w/c //w/c cc -I[CRATE]/include -L[CRATE] -xI/w/c 9/w/c";
+        assert_eq!(krate.apply(text), expected);
+        let mut settings = insta::Settings::new();
+        krate.apply_to(&mut settings);
+        settings.bind(|| insta::assert_snapshot!(text, @r#"/mnt/w/c/x ./w/c a/w/c ~/w/c x-/w/c [CRATE]/x [CRATE]:[CRATE]/bin [CRATE] [CRATE] ([CRATE]) '[CRATE]' "[CRATE]" =[CRATE] [[CRATE]] <[CRATE]> │[CRATE]│ file://[CRATE]/x file:///mnt/w/c //w/c cc -I[CRATE]/include -L[CRATE] -xI/w/c 9/w/c"#));
+        let home = Redactions::new().home(Path::new("/tmp/termloom-home-0000001-0000"));
+        let text = "/mnt/tmp/termloom-home-0000001-0000/x /tmp/termloom-home-0000001-0000/x";
+        assert_eq!(home.apply(text), "/mnt/tmp/termloom-home-0000001-0000/x [HOME]/x");
+    }
+
     /// A session's own home is named for it alone: what goes on after it is a file beside it,
     /// `[HOME].bak`, and a sentence may end on it (review xc: the raw path, with the test's
     /// pid, stayed, so the snapshot changed every run).

@@ -147,9 +147,30 @@ impl Redactions {
     /// becomes `[NAME]/notes.txt`. Only where the path ends: before a `/`, at the end of the
     /// text or before a character that does not go on a file name (a blank, a quote, `:`...),
     /// dots ending a sentence before them (`saved in /tmp/x.`), not before a letter, a digit or
-    /// one of `_.-+~@%` (`/tmp/xy` and `/tmp/x.bak` stay). A path goes before a shorter one
-    /// added earlier that holds it (`<crate>/target` before `<crate>`, in [`Redactions::and`]
-    /// too), so that the longer one is replaced whole whatever the order they were added in.
+    /// one of `_.-+~@%` (`/tmp/xy` and `/tmp/x.bak` stay). And only where the path begins: at
+    /// the start of the text or after a character that is none of those nor `/` (a blank, a
+    /// quote, `=`, `:`, a bracket, a box-drawing border...), so that a longer path ending
+    /// with it stays (`/mnt/tmp/x` and `./tmp/x` are other files), and so does one right
+    /// after a letter or a digit (`v2/tmp/x`); after a short option (`-I/tmp/x`, `-L/tmp/x`,
+    /// as a compiler's command line has them) and in a `file://` URL (`file:///tmp/x/a`
+    /// becomes `file://[NAME]/a`) it is replaced. A path right after
+    /// another (`/tmp/x:/tmp/x/bin`) is replaced as well: the filter is applied twice (also
+    /// as an insta filter, [`Redactions::apply_to`]), the character between them serving as
+    /// the first one's end and then as the second one's start. A path goes before a shorter
+    /// one added earlier that holds it (`<crate>/target` before `<crate>`, in
+    /// [`Redactions::and`] too), so that the longer one is replaced whole whatever the order
+    /// they were added in.
+    ///
+    /// ```
+    /// use std::path::Path;
+    /// use termloom::testing::Redactions;
+    ///
+    /// let redactions = Redactions::new().path(Path::new("/w/app"), "[APP]");
+    /// assert_eq!(
+    ///     redactions.apply("PATH=/w/app/bin:/w/app /mnt/w/app file:///w/app -I/w/app"),
+    ///     "PATH=[APP]/bin:[APP] /mnt/w/app file://[APP] -I[APP]"
+    /// );
+    /// ```
     pub fn path(self, path: &Path, replacement: &str) -> Redactions {
         self.path_ending(path, replacement, r"/|\.*(?:[^\w.\-+~@%]|$)")
     }
@@ -167,11 +188,12 @@ impl Redactions {
         forms.sort_by_key(|f| std::cmp::Reverse(f.len()));
         forms.dedup();
         for form in forms.into_iter().filter(|f| !f.is_empty()) {
-            // The characters after the path are matched and put back (the regex crate has no
-            // look-ahead); the mapping of a styled screen's runs keeps them where they were.
-            let pattern = format!(r"{}({ending})", regex::escape(&form));
+            // The characters before and after the path are matched and put back (the regex
+            // crate has no look-around); the mapping of a styled screen's runs keeps them
+            // where they were.
+            let pattern = format!(r"({PATH_START}){}({ending})", regex::escape(&form));
             let re = compile(&pattern).expect("an escaped path is a valid regular expression");
-            let with = format!("{}${{1}}", replacement.replace('$', "$$"));
+            let with = format!("${{1}}{}${{2}}", replacement.replace('$', "$$"));
             self.push_filter((pattern, with), Compiled { re, path: Some(form) });
         }
         self
@@ -209,7 +231,8 @@ impl Redactions {
     /// its own).
     pub fn home(self, home: &Path) -> Redactions {
         // A session's home is named for it alone: a name that goes on after it is another
-        // file beside it (`$HOME.bak`, `$HOME-old`), its own name redacted too.
+        // file beside it (`$HOME.bak`, `$HOME-old`), its own name redacted too. It begins
+        // where a path of `Redactions::path` does.
         self.path_ending(home, "[HOME]", r"/|[^\w]|$")
     }
 
@@ -301,7 +324,8 @@ impl Redactions {
     /// `Dec 17`: `ls -l`, mc's panels, `date`, logs), and a year after them (`Jan  2  2020`,
     /// `Jan 2, 2020`), with `[DATE]`; a time after them is left to
     /// [`Redactions::short_times`]: `Dec  7 19:03` becomes `[DATE] [TIME]` with both. The
-    /// kit's sessions run in the C locale (`LC_ALL=C.UTF-8`), where months are named so. The
+    /// kit's sessions run in the C locale (`LC_ALL=C.UTF-8`), where months are named so;
+    /// another locale's names (`déc.`, `Dez`) are left as they are. The
     /// words are replaced wherever they stand (`May 3` in a sentence too); where columns
     /// must stay, as in a file panel, use [`Redactions::file_times`].
     pub fn month_days(self) -> Redactions {
@@ -319,11 +343,14 @@ impl Redactions {
     /// [`snapshot_settings`]. For a listing's other columns that differ between machines
     /// (a directory's size, the owner), see [`Redactions::user`] or a pattern of your own.
     ///
-    /// mc's panels show the twelve cells in a terminal of 70 columns or more (two panels
-    /// side by side); narrower, mc cuts the column's start (`c  7 19:03` at 60 columns,
-    /// `  7 19:03` at 50), which this does not take: give mc's session 70 columns at least
-    /// (the kit's default is 80). GNU `tar tv` writes ISO dates (`2026-12-07 19:03`): see
-    /// [`Redactions::dates`] and [`Redactions::short_times`].
+    /// Limits: the month is one of the twelve English abbreviations, `Jan` to `Dec`, as the C
+    /// locale writes them (the kit's sessions run with `LC_ALL=C.UTF-8`); a listing in
+    /// another locale (`déc.`, `Dez`, `12月`, a session given its own `LC_ALL` or `LANG`)
+    /// is left as it is. mc's panels show the twelve cells in a terminal of 70 columns or
+    /// more (two panels side by side); narrower, mc cuts the column's start (`c  7 19:03` at
+    /// 60 columns, `  7 19:03` at 50), which this does not take: give mc's session 70
+    /// columns at least (the kit's default is 80). GNU `tar tv` writes ISO dates
+    /// (`2026-12-07 19:03`): see [`Redactions::dates`] and [`Redactions::short_times`].
     ///
     /// ```
     /// use termloom::testing::Redactions;
@@ -430,7 +457,10 @@ impl Redactions {
     fn apply_mapped(&self, text: &str) -> Mapped {
         let mut mapped = Mapped::new(text);
         for ((_, replacement), compiled) in self.filters.iter().zip(&self.compiled) {
-            mapped.replace(&compiled.re, |found, out| found.expand(replacement, out));
+            // A path's filter twice: see `Redactions::path`.
+            for _ in 0..passes(compiled) {
+                mapped.replace(&compiled.re, |found, out| found.expand(replacement, out));
+            }
         }
         for re in &self.compiled_masks {
             let grouped = re.capture_names().flatten().any(|name| name == "mask");
@@ -595,8 +625,10 @@ impl Redactions {
                 self.masks
             );
         }
-        for (pattern, replacement) in &self.filters {
-            settings.add_filter(pattern, replacement.as_str());
+        for ((pattern, replacement), compiled) in self.filters.iter().zip(&self.compiled) {
+            for _ in 0..passes(compiled) {
+                settings.add_filter(pattern, replacement.as_str());
+            }
         }
     }
 }
@@ -790,6 +822,21 @@ pub(super) fn split_rows(line: &str, cols: u16, rows: usize) -> Vec<String> {
     }
     out.resize(rows.max(1), String::new());
     out
+}
+
+/// What may stand before a path [`Redactions::path`] replaces, a pattern: the start of the
+/// text or a character that does not go on a file name (`/` neither: `/mnt/x` is not `/x`),
+/// either with a short option after it (`-I/x`, `-L/x`, as compilers take them), or a
+/// `file://` URL's scheme.
+const PATH_START: &str = r"(?:^|[^\w.\-+~@%/])(?:-[A-Za-z])?|file://";
+
+/// How many times a filter is applied: a path's twice, so that one right after another, the
+/// character between them taken as the first one's end, is replaced too.
+fn passes(compiled: &Compiled) -> usize {
+    match compiled.path {
+        Some(_) => 2,
+        None => 1,
+    }
 }
 
 /// The months' English abbreviations, as a regular expression's alternatives.
