@@ -327,8 +327,9 @@ fn run_command_at_a_prompt_reading_a_key_waits_for_input() {
     }
 }
 
-/// zsh's line editor at a prompt that lost its mark (`PS1` replaced) reads the terminal beside
-/// a timer (`sched`) or a descriptor it watches (`zle -F`, as async prompt frameworks do): it is
+/// zsh's line editor at a prompt that lost its mark (`PS1` replaced by a `precmd` hook added
+/// after the integration's, which marks `PS1` at each prompt) reads the terminal beside a
+/// timer (`sched`) or a descriptor it watches (`zle -F`, as async prompt frameworks do): it is
 /// the prompt, and the command is answered as ended. It was taken as a prompt still being drawn,
 /// and the command answered only at its deadline.
 #[test]
@@ -341,7 +342,8 @@ fn run_command_at_zsh_reading_beside_a_timer_takes_the_prompt_that_lost_its_mark
     let (zsh, home) = zsh_at_home(&engine, "lost", "PS1='zsh%# '\n");
     zsh.run_command("zmodload zsh/sched; sched +900 true", LONG).unwrap();
     let timeout = Duration::from_secs(10);
-    let result = zsh.run_command("PS1='lost> '; echo set", timeout).unwrap();
+    let lose = "lose() { PS1='lost> ' }; precmd_functions+=(lose); echo set";
+    let result = zsh.run_command(lose, timeout).unwrap();
     assert_eq!(
         (result.output.as_str(), result.exit_code, result.timed_out, result.waiting_for_input),
         ("set\n", Some(0), false, false),

@@ -206,6 +206,124 @@ fn a_kit_zsh_reads_the_sessions_zdotdir() {
     assert_eq!(shell.last_lines(1), ["xdg> "], "{}", shell.screen());
 }
 
+/// The kit shell's prompts do not show the session's key, and a `PS1` the user exports at
+/// the prompt stays exported (review if: `echo "$PS1"` showed the key, and every prompt
+/// unexported `PS1`, `PS0` and `PROMPT_COMMAND`, so `export PS1=...` lasted one command), its
+/// marks carrying no key to a child; bash reading its startup file (`--rcfile`) too.
+#[test]
+fn a_kit_shells_prompts_hide_the_key_and_a_users_export_stays() {
+    if !require("bash") {
+        return;
+    }
+    let long = Duration::from_secs(20);
+    let key = r#"grep -c 'k=[0-9a-f]\{16\}'"#;
+    let rc = TestSession::builder("bash")
+        .arg("--noprofile")
+        .file(".bashrc", "PS1='rc> '\n")
+        .shell_integration(true)
+        .start();
+    for shell in [TestSession::bash().shell_integration(true).start(), rc] {
+        shell.wait_until(Until::prompt());
+        let shown = format!(r#"printf '%s\n' "$PS1" "$PS0" "$PROMPT_COMMAND" | {key}"#);
+        let result = shell.run_command(&shown, long).unwrap();
+        assert_eq!((result.output.as_str(), result.exit_code), ("0\n", Some(1)), "{result:?}");
+        let result = shell.run_command("env | grep -c '133;'", long).unwrap();
+        assert_eq!((result.output.as_str(), result.exit_code), ("0\n", Some(1)), "{result:?}");
+        let result = shell.run_command(r#"export PS1="mine> $PS1""#, long).unwrap();
+        assert_eq!(result.exit_code, Some(0), "{result:?}");
+        // Still exported a prompt later, its mark naming the key's variable, not the key.
+        let result = shell.run_command("env | grep -c '^PS1=mine> '", long).unwrap();
+        assert_eq!((result.output.as_str(), result.exit_code), ("1\n", Some(0)), "{result:?}");
+        let result = shell.run_command(&format!("env | {key}"), long).unwrap();
+        assert_eq!((result.output.as_str(), result.exit_code), ("0\n", Some(1)), "{result:?}");
+        assert!(shell.last_lines(1)[0].starts_with("mine> "), "{}", shell.screen());
+    }
+}
+
+/// zsh's integration leaves `ZDOTDIR` as zsh would (review if: a `.zshenv` that unsets it, or
+/// none at all, left it set to `$HOME`), and marks a `PS1` a login shell's `.zlogin` sets
+/// and exports without the key going to the shell's commands (it was marked in `.zshrc`
+/// with the key in it, before `.zlogin` ran; the key was exported with it).
+#[test]
+fn a_kit_zsh_leaves_zdotdir_and_a_zlogins_ps1_as_zsh_would() {
+    if !require("zsh") {
+        return;
+    }
+    let long = Duration::from_secs(20);
+    let builder = TestSession::builder("zsh")
+        .file("zdot/.zshenv", "unset ZDOTDIR\n")
+        .file(".zshrc", "PS1='z> '\n")
+        .shell_integration(true);
+    let zdotdir = builder.home().join("zdot");
+    let unset_by_zshenv = builder.env("ZDOTDIR", &zdotdir).start();
+    let never_set = TestSession::builder("zsh")
+        .file(".zshrc", "PS1='z> '\n")
+        .shell_integration(true)
+        .env_remove("ZDOTDIR")
+        .start();
+    for shell in [unset_by_zshenv, never_set] {
+        shell.wait_until(Until::prompt());
+        let result = shell.run_command("echo ${ZDOTDIR-unset}", long).unwrap();
+        assert_eq!((result.output.as_str(), result.exit_code), ("unset\n", Some(0)), "{result:?}");
+        assert_eq!(shell.last_lines(1), ["z> "], "{}", shell.screen());
+    }
+    let shell = TestSession::builder("zsh")
+        .arg("-l")
+        .file(".zshrc", "PS1='z> '\n")
+        .file(".zlogin", "PS1=\"login> $PS1\"; export PS1\n")
+        .shell_integration(true)
+        .start();
+    shell.wait_until(Until::prompt());
+    let key = r#"grep -c 'k=[0-9a-f]\{16\}'"#;
+    let result = shell.run_command(&format!("env | {key}"), long).unwrap();
+    assert_eq!((result.output.as_str(), result.exit_code), ("0\n", Some(1)), "{result:?}");
+    let result = shell.run_command(&format!(r#"print -r -- "$PS1" | {key}"#), long).unwrap();
+    assert_eq!((result.output.as_str(), result.exit_code), ("0\n", Some(1)), "{result:?}");
+    // Exported as the user's .zlogin left it, and the prompt still marked.
+    let result = shell.run_command("env | grep -c '^PS1=login> z> $'", long).unwrap();
+    assert_eq!((result.output.as_str(), result.exit_code), ("1\n", Some(0)), "{result:?}");
+    assert_eq!(shell.last_lines(1), ["login> z> "], "{}", shell.screen());
+}
+
+/// zsh's integration finds the user's startup files through `ZDOTDIR` as the session gets
+/// it: a host `ZDOTDIR` that the configuration's `env_deny` names is not read (review if: the
+/// integration took the process's own, denied or not). The test runs itself again with a
+/// `ZDOTDIR` of its own; the run inside starts zsh on an engine that denies it.
+#[test]
+fn a_denied_zdotdir_is_not_read_by_zshs_integration() {
+    if !require("zsh") {
+        return;
+    }
+    const INSIDE: &str = "TERMLOOM_KIT_TEST_DENIED_ZDOTDIR";
+    if std::env::var_os(INSIDE).is_some() {
+        let home = common::TestDir::new("denied-zdotdir-home");
+        std::fs::write(home.join(".zshrc"), "PS1='home> '\n").unwrap();
+        let config = Config { env_deny: vec!["ZDOTDIR".into()], ..Config::default() };
+        let engine = termloom::Engine::new(config).unwrap();
+        let spec = termloom::SpawnSpec::new("zsh").env("HOME", &*home).shell_integration(true);
+        let shell = engine.spawn(spec).unwrap();
+        let long = Duration::from_secs(20);
+        assert!(shell.wait(Until::prompt(), long).unwrap().matched().is_some());
+        let result = shell.run_command("echo ${ZDOTDIR-unset} ${FROM_DENIED-no}", long).unwrap();
+        assert_eq!(result.output, "unset no\n", "{result:?}");
+        let screen = shell.screen().unwrap();
+        assert!(screen.lines.iter().any(|line| line.starts_with("home> ")), "{screen}");
+        shell.close().unwrap();
+        return;
+    }
+    let denied = common::TestDir::new("denied-zdotdir");
+    std::fs::write(denied.join(".zshrc"), "PS1='denied> '\nFROM_DENIED=yes\n").unwrap();
+    let inside = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "a_denied_zdotdir_is_not_read_by_zshs_integration", "--nocapture"])
+        .env(INSIDE, "1")
+        .env("ZDOTDIR", &*denied)
+        .output()
+        .unwrap();
+    let output = String::from_utf8_lossy(&inside.stdout);
+    assert!(inside.status.success(), "{output}{}", String::from_utf8_lossy(&inside.stderr));
+    assert!(output.contains("1 passed"), "{output}");
+}
+
 /// A relative program path is taken in the session's working directory, the temporary `HOME`,
 /// not the test's (the crate's): a failed start says so (it said only "No such file or
 /// directory" for a script the crate has), once (it began "cannot start" twice, also for a

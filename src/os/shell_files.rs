@@ -6,14 +6,23 @@
 //! `PS1` gets `B` appended inside `\[ \]` (zero width, so the prompt looks the same), and `PS0`
 //! prints `C` when a command starts. With `--norc` no file is read, so the same three
 //! variables are set in the environment instead, and the first prompt's `PROMPT_COMMAND`
-//! unexports them. zsh is started with `ZDOTDIR` pointing at a directory whose startup files
-//! source the user's own (in the session's `ZDOTDIR`, else its `HOME`) and add `precmd` and
-//! `preexec` hooks doing the same.
+//! keeps the key, replaces itself with one without it and unexports the three. zsh is started
+//! with `ZDOTDIR` pointing at a directory whose startup files source the user's own (in the
+//! session's `ZDOTDIR` as the child gets it, else its `HOME`), leave `ZDOTDIR` as the user's
+//! `.zshenv` left it (set, or unset), and add `precmd` and `preexec` hooks doing the same:
+//! `PS1` gets its `B` at each prompt (after every startup file, `.zlogin` too, and the other
+//! `precmd` hooks) and loses it when a command starts.
 //!
-//! Only the session's own shell marks its prompts: the variables holding marks are never
-//! left exported (the startup files unexport `PS1`, `PS0`, `PROMPT_COMMAND`, which may have
-//! come from the environment), so a nested shell started at the prompt draws no marks (it
-//! reads as the command still running) and no command inherits the key.
+//! Only the session's own shell marks its prompts, and `echo "$PS1"` does not show the key:
+//! bash's `PS1` and `PS0` name it (`${__termloom_key}`, an unexported variable, expanded as
+//! the prompt is shown; `shopt -u promptvars` leaves the marks without it, ignored), and
+//! they and `PROMPT_COMMAND`, which may have come from the environment, are unexported once
+//! (by the startup file, or at the first prompt), so a nested shell started at the prompt
+//! draws no marks (it reads as the command still running) and no command inherits them; one
+//! the user exports later stays exported, and a child gets a mark without the key. zsh's
+//! `PS1` holds the mark only while the prompt is shown (unexported meanwhile if exported,
+//! then exported again), so a `PS1` the user exports stays so. The key itself is in the
+//! shell's memory (`echo $__termloom_key`, `set` show it).
 //!
 //! Every mark carries the session's key (`k=KEY`, see `term::scan::MarkKey`), which the
 //! startup files take from `TERMLOOM_MARK_KEY` and remove from the environment before the
@@ -21,7 +30,8 @@
 //! ones, `/etc/bash.bashrc` and `/etc/zshenv`, run before them and see it). A login bash reads
 //! no `--rcfile`, so it is refused.
 
-use std::ffi::OsString;
+use std::collections::BTreeMap;
+use std::ffi::{OsStr, OsString};
 use std::io;
 use std::path::{Path, PathBuf};
 
@@ -38,10 +48,12 @@ __termloom_prompt() {
     return $status
 }
 PROMPT_COMMAND="__termloom_prompt${PROMPT_COMMAND:+; $PROMPT_COMMAND}"
-PS1="${PS1}\[\033]133;B;k=${__termloom_key}\007\]"
-PS0="${PS0}\033]133;C;k=${__termloom_key}\007"
-# Only this shell marks its prompts: the variables carrying the key stay unexported, so a
-# nested bash (or any command) does not inherit them.
+# The prompts name the key's variable, expanded as they are shown (promptvars): `echo "$PS1"`
+# does not show the key, nor a child that inherits them get it.
+PS1="${PS1}"'\[\033]133;B;k=${__termloom_key}\007\]'
+PS0="${PS0}"'\033]133;C;k=${__termloom_key}\007'
+# Only this shell marks its prompts: the variables holding marks are unexported, once, so a
+# nested bash (or any command) does not inherit them; one the user exports later stays so.
 export -n PS1 PS0 PROMPT_COMMAND
 "#;
 
@@ -53,25 +65,46 @@ __termloom_zdotdir="$ZDOTDIR"
 if [[ -n "${TERMLOOM_USER_ZDOTDIR+set}" ]]; then ZDOTDIR="$TERMLOOM_USER_ZDOTDIR"; else unset ZDOTDIR; fi
 [[ -r "${ZDOTDIR:-$HOME}/.zshenv" ]] && . "${ZDOTDIR:-$HOME}/.zshenv"
 # A .zshenv that moves ZDOTDIR (`export ZDOTDIR=${ZDOTDIR:-$HOME/.config/zsh}`) names where
-# zsh reads the rest of the user's files: .zshrc takes them from there.
-TERMLOOM_USER_ZDOTDIR="${ZDOTDIR:-$HOME}"
+# zsh reads the rest of the user's files: .zshrc takes them from there; one that unsets it
+# leaves it unset.
+if [[ -n "${ZDOTDIR+set}" ]]; then TERMLOOM_USER_ZDOTDIR="$ZDOTDIR"; else unset TERMLOOM_USER_ZDOTDIR; fi
 ZDOTDIR="$__termloom_zdotdir"
 "#;
 
 const ZSH_RC: &str = r#"# termloom shell integration (zsh): OSC 133 marks around prompts and commands.
-ZDOTDIR="${TERMLOOM_USER_ZDOTDIR:-$HOME}"
-unset TERMLOOM_USER_ZDOTDIR
-[[ -r "$ZDOTDIR/.zprofile" && -o login ]] && . "$ZDOTDIR/.zprofile"
-[[ -r "$ZDOTDIR/.zshrc" ]] && . "$ZDOTDIR/.zshrc"
+# ZDOTDIR as the user's .zshenv left it (zsh reads .zlogin there): set, or unset.
+if [[ -n "${TERMLOOM_USER_ZDOTDIR+set}" ]]; then ZDOTDIR="$TERMLOOM_USER_ZDOTDIR"; else unset ZDOTDIR; fi
+unset TERMLOOM_USER_ZDOTDIR __termloom_zdotdir
+[[ -r "${ZDOTDIR:-$HOME}/.zprofile" && -o login ]] && . "${ZDOTDIR:-$HOME}/.zprofile"
+[[ -r "${ZDOTDIR:-$HOME}/.zshrc" ]] && . "${ZDOTDIR:-$HOME}/.zshrc"
+__termloom_b="%{"$'\e]133;B;k='"$__termloom_key"$'\a'"%}"
 __termloom_precmd() { print -n "\e]133;D;$?;k=$__termloom_key\a\e]133;A;k=$__termloom_key\a" }
-__termloom_preexec() { print -n "\e]133;C;k=$__termloom_key\a" }
-precmd_functions=(__termloom_precmd $precmd_functions)
+# PS1 gets its mark as each prompt is drawn, after every startup file (a .zlogin's PS1 too)
+# and hook, and loses it when a command starts: `echo $PS1` does not show the key, and a PS1
+# the user exports stays exported, without the mark (unexported while the prompt shows it).
+__termloom_mark() {
+    [[ "$PS1" == *"$__termloom_b" ]] && return 0
+    __termloom_export=
+    if [[ "${(t)PS1}" == *export* ]]; then __termloom_export=1; typeset -g +x PS1; fi
+    PS1="$PS1$__termloom_b"
+}
+__termloom_preexec() {
+    PS1="${PS1%"$__termloom_b"}"
+    [[ -n "$__termloom_export" ]] && export PS1
+    print -n "\e]133;C;k=$__termloom_key\a"
+}
+precmd_functions=(__termloom_precmd $precmd_functions __termloom_mark)
 preexec_functions+=(__termloom_preexec)
-PS1="$PS1%{"$'\e]133;B;k='"$__termloom_key"$'\a'"%}"
-# Only this shell marks its prompts: a PS1 taken from the environment stays exported, and a
-# nested shell (or any command) would inherit the key with it.
-typeset +x PS1
 "#;
+
+/// What `bash --norc`'s `PS1` gets, the key named (expanded as the prompt is shown).
+const PS1_MARK: &str = r"\[\033]133;B;k=${__termloom_key}\007\]";
+
+/// What `bash --norc`'s `PS0` gets.
+const PS0_MARK: &str = r"\033]133;C;k=${__termloom_key}\007";
+
+/// `bash --norc`'s `PROMPT_COMMAND` once the first prompt has kept the key (no `'` in it).
+const NORC_PROMPT: &str = r#"printf "\033]133;D;%s;k=%s\007\033]133;A;k=%s\007" "$?" "$__termloom_key" "$__termloom_key""#;
 
 /// The scripts, by file name.
 const FILES: [(&str, &str); 3] = [("bashrc", BASH_RC), (".zshenv", ZSH_ENV), (".zshrc", ZSH_RC)];
@@ -125,12 +158,15 @@ impl ShellFiles {
         }
     }
 
-    /// Rewrites `argv` and the environment overlay to start the shell with integration,
-    /// its marks carrying `key`. Fails for programs other than bash and zsh.
+    /// Rewrites `argv` and the environment overlay `env` to start the shell with
+    /// integration, its marks carrying `key`; `host` is what the child gets of the host's
+    /// environment (credentials and `Config::env_deny` left out), below the overlay. Fails
+    /// for programs other than bash and zsh.
     pub(crate) fn inject(
         &self,
         argv: &mut Vec<OsString>,
         env: &mut Vec<(OsString, Option<OsString>)>,
+        host: &BTreeMap<OsString, OsString>,
         key: &MarkKey,
     ) -> Result<(), String> {
         let key = key.as_str();
@@ -163,17 +199,20 @@ impl ShellFiles {
                 let norc = argv.iter().any(|a| a == "--norc");
                 let mut rest: Vec<OsString> = argv.drain(1..).collect();
                 if norc {
-                    let ps1 = lookup(env, "PS1").unwrap_or_else(|| "\\s-\\v\\$ ".into());
-                    let ps0 = lookup(env, "PS0").unwrap_or_default();
-                    // No startup file runs: the key is in the variables themselves, which
-                    // come in the environment. The first prompt unexports them (before any
-                    // command runs), so that the shell's commands do not inherit the key
-                    // and a nested bash does not mark its prompts as this one's.
-                    let b = format!("{ps1}\\[\\033]133;B;k={key}\\007\\]");
+                    let ps1 = lookup(env, host, "PS1").unwrap_or_else(|| "\\s-\\v\\$ ".into());
+                    let ps0 = lookup(env, host, "PS0").unwrap_or_default();
+                    // No startup file runs: the variables come in the environment, the key
+                    // in `PROMPT_COMMAND` alone. The first prompt's (before any command
+                    // runs) keeps it in an unexported variable, which the prompts name (so
+                    // `echo "$PS1"` does not show it), puts a `PROMPT_COMMAND` without it in
+                    // its place and unexports the three, once: the shell's commands do not
+                    // inherit the marks, a nested bash does not mark its prompts as this
+                    // one's, and a variable the user exports later stays exported.
+                    let b = format!("{ps1}{PS1_MARK}");
                     env.push(("PS1".into(), Some(b.into())));
-                    env.push(("PS0".into(), Some(format!("{ps0}\\033]133;C;k={key}\\007").into())));
+                    env.push(("PS0".into(), Some(format!("{ps0}{PS0_MARK}").into())));
                     let d = format!(
-                        r#"printf '\033]133;D;%s;k={key}\007\033]133;A;k={key}\007' "$?"; export -n PS1 PS0 PROMPT_COMMAND"#
+                        r#"printf '\033]133;D;%s;k={key}\007\033]133;A;k={key}\007' "$?"; __termloom_key={key}; PROMPT_COMMAND='{NORC_PROMPT}'; export -n PS1 PS0 PROMPT_COMMAND"#
                     );
                     env.push(("PROMPT_COMMAND".into(), Some(d.into())));
                 } else {
@@ -205,8 +244,9 @@ impl ShellFiles {
                     );
                 }
                 // The user's startup files are where the session's environment says: the
-                // spec's `ZDOTDIR`, else the host's (not the host's when the spec removes it).
-                if let Some(user) = lookup_os(env, "ZDOTDIR") {
+                // spec's `ZDOTDIR`, else the host's (not the host's when the spec removes it
+                // or the configuration's `env_deny` names it).
+                if let Some(user) = lookup_os(env, host, "ZDOTDIR") {
                     env.push(("TERMLOOM_USER_ZDOTDIR".into(), Some(user)));
                 }
                 env.push(("ZDOTDIR".into(), Some(self.dir.clone().into())));
@@ -224,16 +264,26 @@ impl ShellFiles {
     }
 }
 
-/// The value a variable will have in the child: from the overlay, else the host.
-fn lookup(overlay: &[(OsString, Option<OsString>)], name: &str) -> Option<String> {
-    lookup_os(overlay, name).map(|v| v.to_string_lossy().into_owned())
+/// The value a variable will have in the child: from the overlay, else the host's as the
+/// child gets it.
+fn lookup(
+    overlay: &[(OsString, Option<OsString>)],
+    host: &BTreeMap<OsString, OsString>,
+    name: &str,
+) -> Option<String> {
+    lookup_os(overlay, host, name).map(|v| v.to_string_lossy().into_owned())
 }
 
-/// The value a variable will have in the child, as it is: from the overlay, else the host.
-fn lookup_os(overlay: &[(OsString, Option<OsString>)], name: &str) -> Option<OsString> {
+/// The value a variable will have in the child, as it is: from the overlay, else the host's
+/// as the child gets it.
+fn lookup_os(
+    overlay: &[(OsString, Option<OsString>)],
+    host: &BTreeMap<OsString, OsString>,
+    name: &str,
+) -> Option<OsString> {
     match overlay.iter().rev().find(|(k, _)| k == name) {
         Some((_, value)) => value.clone(),
-        None => std::env::var_os(name),
+        None => host.get(OsStr::new(name)).cloned(),
     }
 }
 
@@ -366,22 +416,30 @@ mod tests {
         let k = key.as_str();
         let mut argv: Vec<OsString> = vec!["bash".into(), "--noprofile".into()];
         let mut env = Vec::new();
-        files.inject(&mut argv, &mut env, &key).unwrap();
+        files.inject(&mut argv, &mut env, &BTreeMap::new(), &key).unwrap();
         assert_eq!(argv[1], "--rcfile");
         assert!(argv.iter().any(|a| a == "--noprofile") && argv.last().unwrap() == "-i");
         assert_eq!(env, [("TERMLOOM_MARK_KEY".into(), Some(k.into()))]);
         let mut argv: Vec<OsString> = vec!["bash".into(), "--norc".into()];
         let mut env = vec![("PS1".into(), Some("$ ".into()))];
-        files.inject(&mut argv, &mut env, &key).unwrap();
+        files.inject(&mut argv, &mut env, &BTreeMap::new(), &key).unwrap();
         assert_eq!(argv, ["bash", "--norc", "-i"]);
-        assert_eq!(env[1].1.as_deref().unwrap(), format!(r"$ \[\033]133;B;k={k}\007\]").as_str());
-        assert!(files.inject(&mut vec!["python3".into()], &mut Vec::new(), &key).is_err());
+        // The prompts name the key's variable; only `PROMPT_COMMAND` carries it, once.
+        assert_eq!(env[1].1.as_deref().unwrap(), r"$ \[\033]133;B;k=${__termloom_key}\007\]");
+        assert!(!env[2].1.as_deref().unwrap().to_string_lossy().contains(k), "{env:?}");
+        assert!(env[3].1.as_deref().unwrap().to_string_lossy().contains(k), "{env:?}");
+        assert!(
+            files
+                .inject(&mut vec!["python3".into()], &mut Vec::new(), &BTreeMap::new(), &key)
+                .is_err()
+        );
         let mut line: Vec<OsString> = vec!["bash".into(), "-lc".into(), "ls".into()];
-        let refused = files.inject(&mut line, &mut Vec::new(), &key).unwrap_err();
+        let refused = files.inject(&mut line, &mut Vec::new(), &BTreeMap::new(), &key).unwrap_err();
         assert!(refused.contains("interactive"));
         for login in ["-l", "--login", "-il"] {
             let mut argv: Vec<OsString> = vec!["bash".into(), login.into()];
-            let refused = files.inject(&mut argv, &mut Vec::new(), &key).unwrap_err();
+            let refused =
+                files.inject(&mut argv, &mut Vec::new(), &BTreeMap::new(), &key).unwrap_err();
             assert!(refused.contains("login shell"), "{login}: {refused}");
         }
     }
@@ -397,11 +455,16 @@ mod tests {
             env.iter().rev().find(|(k, _)| k == "TERMLOOM_USER_ZDOTDIR").cloned()
         };
         let mut env = vec![("ZDOTDIR".into(), Some("/tmp/spec-z".into()))];
-        files.inject(&mut vec!["zsh".into()], &mut env, &key).unwrap();
+        files.inject(&mut vec!["zsh".into()], &mut env, &BTreeMap::new(), &key).unwrap();
         assert_eq!(user(&env), Some(("TERMLOOM_USER_ZDOTDIR".into(), Some("/tmp/spec-z".into()))));
+        let host = BTreeMap::from([("ZDOTDIR".into(), "/tmp/host-z".into())]);
         let mut env = vec![("ZDOTDIR".into(), None)];
-        files.inject(&mut vec!["zsh".into()], &mut env, &key).unwrap();
+        files.inject(&mut vec!["zsh".into()], &mut env, &host, &key).unwrap();
         assert_eq!(user(&env), None, "{env:?}");
+        // The host's as the child gets it, not the process's own (`env_deny` leaves it out).
+        let mut env = Vec::new();
+        files.inject(&mut vec!["zsh".into()], &mut env, &host, &key).unwrap();
+        assert_eq!(user(&env), Some(("TERMLOOM_USER_ZDOTDIR".into(), Some("/tmp/host-z".into()))));
     }
 
     /// zsh reads the integration from a startup file: `zsh -f` (NO_RCS), which reads none,
@@ -423,7 +486,8 @@ mod tests {
         for args in no_rcs {
             let mut argv: Vec<OsString> =
                 std::iter::once("zsh").chain(args.iter().copied()).map(Into::into).collect();
-            let refused = files.inject(&mut argv, &mut Vec::new(), &key).unwrap_err();
+            let refused =
+                files.inject(&mut argv, &mut Vec::new(), &BTreeMap::new(), &key).unwrap_err();
             assert!(refused.contains("zsh -f"), "{args:?}: {refused}");
         }
         let reads: [&[&str]; 5] =
@@ -431,7 +495,7 @@ mod tests {
         for args in reads {
             let mut argv: Vec<OsString> =
                 std::iter::once("zsh").chain(args.iter().copied()).map(Into::into).collect();
-            files.inject(&mut argv, &mut Vec::new(), &key).unwrap();
+            files.inject(&mut argv, &mut Vec::new(), &BTreeMap::new(), &key).unwrap();
         }
     }
 

@@ -77,8 +77,11 @@ pub(crate) fn prepare<'a>(
     overlay.extend(spec.env.iter().cloned());
     let mark_key = spec.shell_integration.then(MarkKey::generate);
     if let Some(key) = &mark_key {
+        // What the child gets of the host's environment (a `ZDOTDIR` in `env_deny` is not the
+        // user's), the overlay set over it by `inject`.
+        let host = crate::os::env::child_env(config, std::env::vars_os(), &[]);
         shell_files()?
-            .inject(&mut argv, &mut overlay, key)
+            .inject(&mut argv, &mut overlay, &host, key)
             .map_err(|reason| std::io::Error::new(std::io::ErrorKind::InvalidInput, reason))?;
     }
     Ok(Launch { argv, overlay, cwd, isolation, mark_key })
