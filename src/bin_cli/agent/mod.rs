@@ -402,7 +402,11 @@ fn report(command: &CommandDef, request: &Request, result: &ToolResult) -> ExitC
     {
         return ExitCode::from(EXIT_INPUT);
     }
-    if wait["outcome"] == "timeout" || structured["timed_out"] == true {
+    // (`exec`'s command redrawing on a timer, `watch`, has not ended either: no exit code.)
+    if wait["outcome"] == "timeout"
+        || structured["timed_out"] == true
+        || structured["redrawing"] == true
+    {
         // Only a wait that was asked for times out: the default wait of `send` or `start`
         // ends with a note that the program is still busy. `exec`'s command still running
         // at its timeout has no exit code yet.
