@@ -2489,7 +2489,9 @@ mod attach {
     }
 
     /// A server that stops during an attachment loses it: the person is told so, not that
-    /// the attachment could not be made, and keeps the last screen in their terminal.
+    /// the attachment could not be made, and keeps the last screen in their terminal. The
+    /// `termloom kill-server` the message names reaches that server (it named none: pasted,
+    /// it stopped the default server).
     #[test]
     fn a_server_lost_during_an_attachment_is_no_refusal() {
         let mut server = TestServer::start(&[]);
@@ -2501,6 +2503,9 @@ mod attach {
         let output = person.read_output();
         assert!(output.contains("termloom: lost session watched: "), "{output}");
         assert!(output.contains("was stopped during the attachment"), "{output}");
+        let socket = server.socket.display();
+        let pasted = format!("(`termloom kill-server --socket {socket}`, a signal");
+        assert!(output.contains(&pasted), "{output}");
         assert!(!output.contains("cannot attach"), "{output}");
         person.wait_for_screen_text("shown-line");
     }

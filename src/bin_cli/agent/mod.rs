@@ -17,6 +17,8 @@ mod mistakes;
 mod parse;
 mod wording;
 
+pub(super) use parse::{shell_quoted, with_reach};
+
 use flags::*;
 use milliseconds::seconds_for_milliseconds;
 use mistakes::*;

@@ -341,7 +341,7 @@ fn scan_options(command: &CommandDef, args: &[String]) -> (usize, bool) {
 
 /// `word` as a shell reads it back: as it is when it holds only characters no shell treats
 /// specially, else in single quotes.
-pub(super) fn shell_quoted(word: &str) -> String {
+pub(in crate::bin_cli) fn shell_quoted(word: &str) -> String {
     let plain = |c: char| c.is_ascii_alphanumeric() || "-_./:=@%+,".contains(c);
     if !word.is_empty() && word.chars().all(plain) {
         word.to_owned()
@@ -354,7 +354,7 @@ pub(super) fn shell_quoted(word: &str) -> String {
 /// added to every `termloom COMMAND` it advises (not to `termloom read:` where a message
 /// names its command), so that the advice reaches the same server as the client it was given
 /// to.
-pub(super) fn with_reach(text: &str, reach: &[String]) -> String {
+pub(in crate::bin_cli) fn with_reach(text: &str, reach: &[String]) -> String {
     use std::sync::LazyLock;
     static ADVICE: LazyLock<regex::Regex> = LazyLock::new(|| {
         let names: Vec<&str> = COMMANDS.iter().map(|c| c.name).collect();

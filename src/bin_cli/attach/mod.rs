@@ -14,6 +14,7 @@ use rustix::termios;
 use serde_json::{Value, json};
 use termloom::server::Reply;
 
+use super::agent::{shell_quoted, with_reach};
 use super::connect::Target;
 use super::stderr_log;
 
@@ -96,10 +97,22 @@ pub(super) fn main(args: Vec<String>) -> ExitCode {
     let mut takeover = false;
     let mut no_status = false;
     let mut session: Option<String> = None;
+    // The `-L` or `--socket` given, for advice that names a command: pasted, it reaches the
+    // same server (see [`with_reach`]).
+    let mut reach: Vec<String> = Vec::new();
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
-        match target.option(&arg, || args.next()) {
-            Ok(true) => continue,
+        let mut given = None;
+        let value = || {
+            given = args.next();
+            given.clone()
+        };
+        match target.option(&arg, value) {
+            Ok(true) => {
+                let given = given.as_deref().unwrap_or_default();
+                reach = vec![format!("{arg} {}", shell_quoted(given))];
+                continue;
+            }
             Ok(false) => {}
             Err(message) => return usage(&message),
         }
@@ -132,7 +145,7 @@ pub(super) fn main(args: Vec<String>) -> ExitCode {
     let mut client = match target.connect() {
         Ok(client) => client,
         Err(message) => {
-            say!("termloom: {message}");
+            say!("termloom: {}", with_reach(&message, &reach));
             return ExitCode::FAILURE;
         }
     };
@@ -157,7 +170,7 @@ pub(super) fn main(args: Vec<String>) -> ExitCode {
     // its refusal (no session is named so), said on the terminal as it is.
     let first = match received.recv_timeout(FIRST_WORD) {
         Ok(Event::End(message, _)) => {
-            let message = message.replace("terminal_start", "termloom start");
+            let message = with_reach(&message.replace("terminal_start", "termloom start"), &reach);
             say!("termloom: cannot attach to session {session}: {message}");
             return ExitCode::FAILURE;
         }
@@ -375,7 +388,7 @@ pub(super) fn main(args: Vec<String>) -> ExitCode {
     } else if failed {
         // The connection lost as the server stopped: said so, not as a bare I/O error.
         if gone {
-            reason = target.stopped_during("the attachment");
+            reason = with_reach(&target.stopped_during("the attachment"), &reach);
         }
         // Once a frame was drawn, the attachment was made: it was lost, not refused.
         match last.is_some() {
