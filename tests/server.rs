@@ -1510,6 +1510,38 @@ fn an_mcp_hosts_proxy_reports_its_server_stopping() {
     }
 }
 
+/// An MCP host's proxy whose host closed its stdout but not its stdin exits 1, saying so,
+/// though it has nothing to write: its call in progress ends, and the server's sessions stay
+/// (as `termloom mcp` stops, `mcp::a_closed_stdout_closes_every_session_and_stops_the_server`).
+/// It noticed only when it next wrote: here once the wait's ten minutes were up (`sleep`
+/// never asks for input, which would end the wait).
+#[test]
+fn an_mcp_hosts_proxy_whose_stdout_is_closed_exits() {
+    let server = TestServer::start(&[]);
+    server.ok(&["start", "--name", "quiet", "--", "sleep", "1000"]);
+    let mut host = Command::new(TERMLOOM)
+        .args(["mcp", "--server", "--socket"])
+        .arg(&server.socket)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (mut input, output) = initialized(&mut host, "2025-11-25");
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "terminal_read", "arguments": {"session_id": "quiet", "for_text": "never printed", "timeout_ms": 600000}}});
+    writeln!(input, "{call}").unwrap();
+    server.until_pending_waits(1, "the call's wait never became pending");
+    drop(output);
+    assert_eq!(exits(&mut host).code(), Some(1));
+    let mut stderr = String::new();
+    host.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
+    assert!(stderr.contains("termloom: cannot write to stdout"), "{stderr}");
+    server.until_pending_waits(0, "the call's wait outlived its proxy");
+    let list = server.json(&["list"]);
+    assert_eq!(list["sessions"][0]["state"], "running", "{list}");
+    drop(input);
+}
+
 #[test]
 fn a_hundred_clients_at_once() {
     let server = TestServer::start(&[]);

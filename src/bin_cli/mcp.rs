@@ -119,7 +119,8 @@ pub(super) fn main(args: Vec<OsString>) -> ExitCode {
         stop.close_on_signal_with_exit(engine.clone(), 0);
     }
     let output = StopWhenClosed { stdout: std::io::stdout(), engine: engine.clone() };
-    watch_stdout(engine.clone());
+    let watched = engine.clone();
+    watch_stdout(move || stop(&watched, "its reader is gone"));
     let served = termloom::mcp::serve(engine.clone(), std::io::stdin().lock(), output);
     input_ended();
     engine.shutdown();
@@ -176,14 +177,15 @@ fn stop(engine: &Engine, why: &str) {
     std::process::exit(1);
 }
 
-/// Stops the server once stdout's last reader is gone, though nothing is written (see
-/// [`StopWhenClosed`]): an answer written while another process still held a copy of the
-/// pipe's read end (a child the host forked, until its `exec`) went into the pipe, and the
-/// server waited for the next request for ever. A thread polls stdout for nothing but its end:
-/// `POLLERR` (a pipe with no reader left) or `POLLHUP` (a socket or terminal hung up). A file
-/// or `/dev/null` never reports either: the thread sleeps in `poll` for good. Not open
-/// (`POLLNVAL`), it ends.
-fn watch_stdout(engine: Engine) {
+/// Calls `gone` once stdout's last reader is gone, though nothing is written: the server
+/// stops (see [`StopWhenClosed`]), the proxy (`termloom mcp --server`) exits. An answer
+/// written while another process still held a copy of the pipe's read end (a child the host
+/// forked, until its `exec`) went into the pipe, and the server waited for the next request
+/// for ever. A thread polls stdout for nothing but its end: `POLLERR` (a pipe with no reader
+/// left) or `POLLHUP` (a socket or terminal hung up); not when stdin hung up as well (a host
+/// that closed both, which ends the input as usual). A file or `/dev/null` never reports
+/// either: the thread sleeps in `poll` for good. Not open (`POLLNVAL`), it ends.
+pub(super) fn watch_stdout(gone: impl FnOnce() + Send + 'static) {
     use rustix::event::{PollFd, PollFlags, poll};
     let watch = move || {
         let stdout = std::io::stdout();
@@ -198,7 +200,7 @@ fn watch_stdout(engine: Engine) {
             // A host that closed stdin too (at once, a pipe's writer gone) ends the server as
             // the end of its input does (exit 0).
             if seen.intersects(PollFlags::ERR | PollFlags::HUP) && !stdin_hung_up() {
-                stop(&engine, "its reader is gone");
+                gone();
             }
             // `POLLNVAL`: not open; nothing else is asked for.
             return;

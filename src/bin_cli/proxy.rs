@@ -67,15 +67,15 @@ pub(super) fn run(target: &Target) -> ExitCode {
             let _ = to_server.shutdown(Shutdown::Write);
         });
     }
+    // A stdout closed while nothing is written (the host gone but for its input) ends the
+    // proxy too; its connection's calls end with it, and the sessions stay.
+    super::mcp::watch_stdout(|| stdout_gone("its reader is gone"));
     let mut stdout = std::io::stdout().lock();
     let ended = relay_answers(&mut from_server, &mut stdout, &pending);
     let unanswered = pending.take();
     let host_done = host_done.load(Ordering::SeqCst);
     let why = match ended {
-        Err(Failed::Writing(err)) => {
-            say!("termloom: cannot write to stdout ({err}); the host stopped reading");
-            return ExitCode::FAILURE;
-        }
+        Err(Failed::Writing(err)) => stdout_gone(&err.to_string()),
         Ok(()) if host_done && unanswered.is_empty() => return ExitCode::SUCCESS,
         Ok(()) => None,
         Err(Failed::Reading(err)) => Some(format!("the connection to it failed: {err}")),
@@ -106,6 +106,16 @@ pub(super) fn run(target: &Target) -> ExitCode {
         n => say!("termloom: {message}; the {n} requests it had not answered got errors"),
     }
     ExitCode::FAILURE
+}
+
+/// Says that stdout is gone (`why`) and exits 1; a second caller (the relay and the watch on
+/// stdout at once) waits for the first's exit.
+fn stdout_gone(why: &str) -> ! {
+    static SAYING: Mutex<()> = Mutex::new(());
+    let _first = SAYING.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    say!("termloom: cannot write to stdout ({why}); the host stopped reading");
+    log::logger().flush();
+    std::process::exit(1);
 }
 
 /// How relaying one way failed.
