@@ -113,6 +113,22 @@ fn tempdir() -> PathBuf {
     dir
 }
 
+/// What a program prints reaches the command line's output as text, never as escape
+/// sequences to the person's terminal (SECURITY.md, "send escape sequences to your terminal"):
+/// colours, a screen switch, a clipboard write and a bell are interpreted by the emulator,
+/// and the title is printed quoted, its quote escaped and its tab dropped.
+#[test]
+fn a_programs_escape_sequences_never_reach_the_commands_output() {
+    let script = r#"printf '\033]0;x"y\tz\007\033]52;c;aGk=\007\033[31mred\033[0m\033[?1049hready\n\007'; sleep 5"#;
+    let output = termloom(&["run", "--wait-screen", "ready", "--screen", "--", "sh", "-c", script]);
+    assert_code(&output, 0);
+    let printed = stdout(&output);
+    assert!(printed.contains("ready"), "{printed}");
+    assert!(printed.contains(r#"title "x\"yz""#), "{printed}");
+    let controls = |c: char| c.is_control() && c != '\n';
+    assert!(!printed.contains(controls), "{printed:?}");
+}
+
 #[test]
 fn the_readme_vim_example_edits_the_file_and_shows_the_screen() {
     if !require("vim") {

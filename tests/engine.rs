@@ -941,6 +941,35 @@ fn no_descriptor_leaks_into_the_child() {
     assert_eq!(&fds[..3], ["0", "1", "2"]);
 }
 
+/// A session's terminal is its engine user's, and no other user may read or write it
+/// (SECURITY.md, "Terminals": devpts makes it 0620 or 0600).
+#[test]
+fn a_sessions_terminal_is_closed_to_other_users() {
+    let engine = engine();
+    let s = engine.spawn(SpawnSpec::new("stat").args(["-L", "-c", "%a %u", "/dev/stdin"])).unwrap();
+    expect(&s, Until::exit());
+    let text = s.read().unwrap().text;
+    let (mode, owner) = text.trim().split_once(' ').expect("mode and owner");
+    let mode = u32::from_str_radix(mode, 8).unwrap();
+    assert_eq!(mode & 0o007, 0, "others may use the terminal: {text:?}");
+    assert_eq!(owner.parse::<u32>().unwrap(), rustix::process::getuid().as_raw(), "{text:?}");
+}
+
+/// What is typed into one session reaches its program alone (SECURITY.md, "read another
+/// session's input through termloom").
+#[test]
+fn input_to_one_session_reaches_no_other() {
+    let engine = engine();
+    let spec = || SpawnSpec::new("sed").args(["-u", "s/^/got:/"]);
+    let (a, b) = (engine.spawn(spec()).unwrap(), engine.spawn(spec()).unwrap());
+    a.send_text("only-for-a\r").unwrap();
+    expect(&a, Until::text("got:only-for-a"));
+    b.send_text("for-b\r").unwrap();
+    expect(&b, Until::text("got:for-b"));
+    let read = b.read().unwrap().text;
+    assert!(!read.contains("only-for-a"), "{read:?}");
+}
+
 #[test]
 fn send_text_decodes_escapes_and_queue_is_bounded() {
     if !require(&shell_program()) {
