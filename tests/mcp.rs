@@ -5473,9 +5473,9 @@ fn dialogs_menu_on_the_primary_screen_marks_its_selected_entry() {
 }
 
 /// A dialog box on about half the screen (a checklist of 15 rows by 60 in 80x24: 900 cells
-/// white, about 930 blue, of 1,920) has no colour on more than half of it: its screen was
-/// not taken for a curses program's, its rows were read as lines with no mark, and a `<Down>`
-/// that moved the selection to the next entry read "no new output". Backgrounds on three cells in
+/// white, 930 blue, of 1,920) has no colour on more than half of it: its screen was not taken
+/// for a curses program's, its rows were read as lines with no mark, and a `<Down>` that
+/// moved the selection to the next entry read "no new output". Backgrounds on three cells in
 /// four paint the screen too, and with no colour on most cells the one of its corners is the
 /// screen's: the selected entry is marked, and moving it shows the rows that changed.
 #[test]
