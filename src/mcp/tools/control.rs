@@ -369,14 +369,11 @@ fn run_result(ran: Ran, command: &str, result: &CommandResult, budget: &mut Budg
         "exit_code": result.exit_code,
         "timed_out": result.timed_out,
         "waiting_for_input": result.waiting_for_input,
+        "redrawing": result.redrawing,
         "prompt_waiting_for_input": result.prompt_waiting_for_input,
         "duration_ms": result.duration.as_millis() as u64,
         "status": status_json(&result.status),
     });
-    // (Only where it holds: every other result would carry it as false.)
-    if result.redrawing {
-        structured["redrawing"] = json!(true);
-    }
     if !new_session {
         if let Some((first, last)) = result.unread_before {
             structured["unread_before"] = json!([first, last]);
