@@ -517,12 +517,6 @@ pub struct CommandResult {
     ///
     /// [`Until::prompt`]: crate::Until::prompt
     pub waiting_for_input: bool,
-    /// The command has not finished, but is a full-screen program that redraws on a timer
-    /// and reads no key (`watch`): it has shown what it shows and most often never ends by
-    /// itself, so the call returned once it settled rather than at its timeout; it goes on
-    /// until it ends (`watch -g`) or is interrupted
-    /// ([`Session::signal`](crate::Session::signal) or Ctrl-C).
-    pub redrawing: bool,
     /// The command ended (`exit_code` says how), but its shell's next prompt, begun and not
     /// drawn, waits for input at the terminal: a question its `PS1`, `PROMPT_COMMAND` or a
     /// zsh `precmd` hook asks (`git fetch` at `Username for …:`, a `read`; `status.reader`

@@ -2246,36 +2246,6 @@ fn the_default_wait_settles_a_full_screen_program_redrawing_on_a_timer() {
     client.finish();
 }
 
-/// terminal_run of a full-screen program that redraws on a timer and reads no key (`watch`)
-/// held its caller for the whole timeout (45 s by default), then said "still running": it
-/// returns once the program settles, as a start's default wait does, with its screen and what
-/// to do; `<C-c>` brings the shell back. A loop that prints a line a second is still followed
-/// to its end.
-#[test]
-fn terminal_run_returns_once_watch_redraws_on_its_timer() {
-    if !require("watch") || !require("bash") {
-        return;
-    }
-    let mut client = Client::initialized("2025-11-25");
-    let run = json!({"command": "watch -n 1 date", "keep_session": true, "timeout_ms": 20_000});
-    let started = Instant::now();
-    let result = client.call("terminal_run", run);
-    let (took, said) = (started.elapsed(), text(&result));
-    assert!(took < Duration::from_secs(10), "after {took:?}: {said}");
-    assert!(said.contains("watch redrawing its screen on a timer"), "{said}");
-    assert!(said.contains("Every 1.0s: date") && !said.contains("still running"), "{said}");
-    assert_eq!(result["structuredContent"]["redrawing"], json!(true), "{result}");
-    let id = result["structuredContent"]["session_id"].clone();
-    let back = client.call("terminal_send", json!({"session_id": id, "keys": "<C-c>"}));
-    assert!(text(&back).contains("at the shell prompt"), "{}", text(&back));
-    let line_a_tick = "for i in 1 2 3; do echo tick $i; sleep 0.5; done; echo done";
-    let result = client.call("terminal_run", json!({"session_id": id, "command": line_a_tick}));
-    let said = text(&result);
-    assert!(said.contains("done") && said.contains("[exit code 0"), "{said}");
-    client.call("terminal_close", json!({ "session_id": id }));
-    client.finish();
-}
-
 /// Starts each program (`argv`) with the default wait, which must end settled, quiet, before
 /// its cap (10 s, which ends it "still busy"), showing `shown`.
 fn settle_soon(cases: &[(Vec<&str>, &str)]) {

@@ -252,7 +252,7 @@ fn perform_step(
             // The shell's first prompt (or the next one) first: a command is typed at a prompt.
             let ready =
                 termloom::Until::any(vec![termloom::Until::prompt(), termloom::Until::exit()]);
-            let outcome = session.wait(ready.clone(), timeout).map_err(failed)?;
+            let outcome = session.wait(ready, timeout).map_err(failed)?;
             if outcome.is_timeout() {
                 return Err(Failure::timeout(planned, timeout, outcome.screen));
             }
@@ -261,18 +261,7 @@ fn perform_step(
             if result.timed_out {
                 return Err(Failure::timeout(planned, timeout, session.screen().ok()));
             }
-            let (mut code, mut activity) = (result.exit_code, result.status.activity);
-            if result.redrawing {
-                // A full-screen program redrawing on a timer (`watch`) answers the call before
-                // it ends; a step waits for its end, to its timeout, as for any command.
-                let left = timeout.saturating_sub(result.duration);
-                let outcome = session.wait(ready, left).map_err(failed)?;
-                if outcome.is_timeout() {
-                    return Err(Failure::timeout(planned, timeout, outcome.screen));
-                }
-                (code, activity) = (outcome.status.last_exit_code, outcome.status.activity);
-            }
-            match (code, &activity) {
+            match (result.exit_code, &result.status.activity) {
                 (Some(0), _) => Ok(()),
                 (None, termloom::Activity::Exited(how)) => {
                     Err(Failure::command_ended_shell(planned, *how))

@@ -25,9 +25,6 @@ pub(super) enum Answer {
     TimedOut,
     /// It waits for input at the terminal.
     WaitingForInput,
-    /// It is a full-screen program that redraws on a timer and reads no key (`watch`): it
-    /// has shown what it shows, and most such never end by themselves.
-    Redrawing,
     /// It ended, and its next prompt, begun and not drawn, asks a question (see
     /// `command_check`).
     EndedAtQuestion,
@@ -681,7 +678,6 @@ impl Reactor {
             output_truncated,
             timed_out: answer == Answer::TimedOut,
             waiting_for_input: answer == Answer::WaitingForInput,
-            redrawing: answer == Answer::Redrawing,
             prompt_waiting_for_input: answer == Answer::EndedAtQuestion,
             unread_before: command.unread_before.lines,
             unread_before_dropped: command.unread_before.dropped,
@@ -814,12 +810,7 @@ impl Reactor {
 
     /// A running command quiet for `input_settle` that waits for input at the terminal (a
     /// question, a password prompt, an editor; a shell builtin's `read` too) ends its caller's
-    /// wait now rather than at the timeout, the command going on; so does a full-screen
-    /// program that redraws on a timer (`watch`, which reads no key: [`Answer::Redrawing`]),
-    /// which has shown what it shows, as the default wait takes it, and most often never ends
-    /// by itself (a `watch -n1 date` held its caller for the whole timeout, 45 s by default);
-    /// otherwise
-    /// it is looked at
+    /// wait now rather than at the timeout, the command going on; otherwise it is looked at
     /// again, every [`COMMAND_INPUT_CHECK`] at first and less often the longer the terminal
     /// stays quiet (at most a second apart), until its deadline. A probe is made only when
     /// the terminal is quiet, so a command busy printing costs none.
@@ -829,15 +820,10 @@ impl Reactor {
         let Some(command) = slot.commands.iter().find(|c| c.id == waiter) else { return };
         let deadline = command.deadline;
         let quiet = quiet_of(slot);
-        let answer = match (quiet >= settle).then(|| probe(slot, Sighting::Confirmed)) {
-            Some(procfs::InputWait::Waiting { .. }) => Some(Answer::WaitingForInput),
-            Some(procfs::InputWait::Ticking { .. }) if slot.draws_full_screens() => {
-                Some(Answer::Redrawing)
-            }
-            _ => None,
-        };
-        if let Some(answer) = answer {
-            self.answer_command(id, waiter, answer);
+        let waiting = quiet >= settle
+            && matches!(probe(slot, Sighting::Confirmed), procfs::InputWait::Waiting { .. });
+        if waiting {
+            self.answer_command(id, waiter, Answer::WaitingForInput);
             return;
         }
         let every = COMMAND_INPUT_CHECK.max((quiet / 4).min(Duration::from_secs(1)));
@@ -1000,7 +986,7 @@ const CONFIRM_UNDECIDED: Duration = Duration::from_millis(50);
 
 /// Whether a `run_command` answered so has only the output so far (no end, no exit code).
 fn so_far(answer: Answer) -> bool {
-    matches!(answer, Answer::TimedOut | Answer::WaitingForInput | Answer::Redrawing)
+    matches!(answer, Answer::TimedOut | Answer::WaitingForInput)
 }
 
 /// How long the terminal of `slot` has been quiet: no output, no input.

@@ -404,11 +404,7 @@ fn report(command: &CommandDef, request: &Request, result: &ToolResult) -> ExitC
     {
         return ExitCode::from(EXIT_INPUT);
     }
-    // (`exec`'s command redrawing on a timer, `watch`, has not ended either: no exit code.)
-    if wait["outcome"] == "timeout"
-        || structured["timed_out"] == true
-        || structured["redrawing"] == true
-    {
+    if wait["outcome"] == "timeout" || structured["timed_out"] == true {
         // Only a wait that was asked for times out: the default wait of `send` or `start`
         // ends with a note that the program is still busy. `exec`'s command still running
         // at its timeout has no exit code yet.

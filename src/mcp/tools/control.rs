@@ -152,8 +152,7 @@ pub(crate) fn run(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
     let alternate = session.screen().is_ok_and(|screen| screen.alternate);
     // A shell started for one command is closed after it, unless asked to keep it or the
     // command still runs.
-    let closed =
-        new_session && !keep && !result.timed_out && !result.waiting_for_input && !result.redrawing;
+    let closed = new_session && !keep && !result.timed_out && !result.waiting_for_input;
     if closed {
         let _ = session.close();
     }
@@ -341,12 +340,6 @@ fn run_result(ran: Ran, command: &str, result: &CommandResult, budget: &mut Budg
                 },
                 if new_session { "; terminal_close the shell when done" } else { "" }
             ),
-            // (`watch`: reads no key, and ends by itself only if so asked, `-g`; its screen
-            // is the output.)
-            (None, _) if result.redrawing => format!(
-                "[{program} redrawing its screen on a timer after {secs:.2} s in session {id}, reading no keys: the command goes on; interrupt it with terminal_send keys=\"<C-c>\", or wait for its end with terminal_read prompt=true timeout_ms=...{}]",
-                if new_session { "; terminal_close the shell when done" } else { "" }
-            ),
             (None, _) if result.timed_out => format!(
                 "[still running after {secs:.1} s in session {id}: follow it with terminal_read (prompt=true, timeout_ms=...), or interrupt it with terminal_send keys=\"<C-c>\"{}]",
                 if new_session { "; terminal_close the shell when done" } else { "" }
@@ -369,7 +362,6 @@ fn run_result(ran: Ran, command: &str, result: &CommandResult, budget: &mut Budg
         "exit_code": result.exit_code,
         "timed_out": result.timed_out,
         "waiting_for_input": result.waiting_for_input,
-        "redrawing": result.redrawing,
         "prompt_waiting_for_input": result.prompt_waiting_for_input,
         "duration_ms": result.duration.as_millis() as u64,
         "status": status_json(&result.status),
@@ -778,7 +770,6 @@ mod tests {
             output_truncated: true,
             timed_out: false,
             waiting_for_input: false,
-            redrawing: false,
             prompt_waiting_for_input: false,
             unread_before: None,
             unread_before_dropped: 0,
@@ -828,7 +819,6 @@ mod tests {
                 output_truncated: true,
                 timed_out: exit_code.is_none(),
                 waiting_for_input: false,
-                redrawing: false,
                 // The longer note of a command that ended: its prompt asks a question.
                 prompt_waiting_for_input: exit_code.is_some(),
                 // The longest note of lines read past before the command.
