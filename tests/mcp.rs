@@ -5442,33 +5442,6 @@ fn dialogs_menu_on_the_primary_screen_marks_its_selected_entry() {
     client.finish();
 }
 
-/// A dialog box on about half the screen (a checklist of 15 rows by 60 in 80x24: 900 cells
-/// white, 930 blue, of 1,920) has no colour on more than half of it: its screen was not taken
-/// for a curses program's, its rows were read as lines with no mark, and a `<Down>` that
-/// moved the selection to the next entry read "no new output". Backgrounds on three cells in
-/// four paint the screen too, and with no colour on most cells the one of its corners is the
-/// screen's: the selected entry is marked, and moving it shows the rows that changed.
-#[test]
-fn a_dialog_box_on_half_the_screen_shows_its_selected_entry() {
-    if !common::require("dialog") || !common::require("bash") {
-        return;
-    }
-    let mut client = Client::initialized("2025-11-25");
-    let line = "dialog --checklist Pick 15 60 4 a Apple on b Banana off c Cherry off; echo rc=$?";
-    let (id, shown) = dialog_in_bash(&mut client, line);
-    assert!(shown.contains("--- screen 80x24"), "{shown}");
-    assert!(shown.contains("⟦Apple⟧") && !shown.contains("⟦Banana"), "{shown}");
-    let moved = client.call("terminal_send", json!({"session_id": id, "keys": "<Down>"}));
-    let shown = text(&moved);
-    assert!(shown.contains("⟦Banana⟧") && !shown.contains("⟦Apple"), "{shown}");
-    assert!(!shown.contains("no new output") && !shown.contains("unchanged"), "{shown}");
-    let ended = client
-        .call("terminal_send", json!({"session_id": id, "keys": "<Enter>", "for_text": "rc="}));
-    assert!(text(&ended).contains("rc=0"), "{}", text(&ended));
-    client.tool("terminal_close", json!({"session_id": id}));
-    client.finish();
-}
-
 /// A line typed at a prompt that starts a program on the alternate screen (vim, less, htop, a
 /// curses script) is read by the call that typed it, in the default view, with the screen the
 /// program drew; after a look at the screen alone (`view="screen"`) it is unread when the

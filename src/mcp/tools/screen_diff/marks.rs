@@ -310,10 +310,8 @@ const ISLANDS_SHARE: usize = 10;
 /// screen (debconf's, 76 columns in 80) is white on most cells; taken for the screen's
 /// colour, every row of the box read as an island and nothing was marked, and the blue
 /// screen about it (three columns wide beside a 72-column box) as highlights on every row.
-/// With no background on most cells, the one its four corners share is the screen's (a
-/// dialog box over half of a small screen, as many cells white as blue).
 fn ground<'r>(runs: &'r [StyleRun], screen: &Screen, cells: usize) -> (Option<&'r str>, Vec<bool>) {
-    let Some(most) = screen_background(runs, cells).or_else(|| corners(runs, screen)) else {
+    let Some(most) = screen_background(runs, cells) else {
         return (None, Vec::new());
     };
     let found = islands(runs, most);
@@ -351,19 +349,14 @@ fn corners<'r>(runs: &'r [StyleRun], screen: &Screen) -> Option<&'r str> {
 /// Whether `screen` is a curses program's on the primary screen: keys in application mode
 /// (as curses sets them while it runs, and resets on its way out) and a background painted
 /// on more than half of its cells, per its styled `runs` (dialog, which leaves the alternate
-/// screen out and paints its screen blue), or backgrounds on more than three in four of them
-/// ([`PAINTED_SHARE`]: dialog's white box on about half the screen, 15 rows by 60 in 80x24,
-/// left no colour on more than half of it, and a `<Down>` read "no new output"), or a
-/// program that draws whole frames there from
+/// screen out and paints its screen blue), or a program that draws whole frames there from
 /// its top-left ([`Screen::frames`]: `top`). It is shown as a full-screen program's is: its
 /// rows as lines of the transcript told nothing of what is selected, and a frame redrawn
 /// after a key was read again whole as lines (about 2 KB for top's 100x24), not as the rows
 /// that changed.
 pub(crate) fn painted_by_curses(screen: &Screen, runs: &[StyleRun]) -> bool {
     let cells = usize::from(screen.cols) * usize::from(screen.rows);
-    let painted = screen.modes.app_cursor
-        && (screen_background(runs, cells).is_some()
-            || painted_cells(runs) * PAINTED_SHARE.1 > cells * PAINTED_SHARE.0);
+    let painted = screen.modes.app_cursor && screen_background(runs, cells).is_some();
     !screen.alternate && (screen.frames || painted)
 }
 
@@ -402,15 +395,6 @@ pub(super) fn standing_out_of_column(spans: &[&[&StyleRun]]) -> impl Iterator<It
             _ => None,
         }
     })
-}
-
-/// The share of a screen's cells (three in four) that backgrounds of any colours cover on a
-/// painted screen (see [`painted_by_curses`]).
-const PAINTED_SHARE: (usize, usize) = (3, 4);
-
-/// The cells of `runs` with a background that is not the default.
-fn painted_cells(runs: &[StyleRun]) -> usize {
-    runs.iter().filter(|run| run.bg != "default").map(|run| usize::from(run.width)).sum()
 }
 
 /// The background of more than half of a screen's `cells`, if one has them.
