@@ -829,7 +829,9 @@ mod tests {
             };
             // (A shell the call started has no note of unread output: with one it does.)
             for (copies, new_session) in [(1, true), (2, true), (1, false), (2, false)] {
-                for max in worst::MAX_BYTES {
+                // The samples, and every third budget from 256 to 2,047.
+                let sweep = (256..2048).step_by(3);
+                for max in worst::MAX_BYTES.into_iter().chain(sweep) {
                     let mut budget = Budget::with_copies(max, copies);
                     let output = run_result(
                         Ran {

@@ -64,42 +64,79 @@ pub(crate) fn lookup(
         "png" if !args.given("max_bytes") => largest,
         _ => max_bytes(args)?,
     };
+    let whole = max;
+    let (waited, max) = wait_within(waited, whole);
+    let waited = waited.as_ref();
     let value = args.str(name).unwrap_or_default();
     let (block, structured) = match name {
-        "svg" => return svg(session, max).map(|output| after_wait(output, waited, max)),
-        "png" => return png(session, max, largest).map(|output| after_wait(output, waited, max)),
-        "lines" => lines(session, value, max, rows_structured)?,
-        "search" => search(session, value, max, rows_structured)?,
+        "svg" => return svg(session, whole).map(|output| after_wait(output, waited)),
+        "png" => return png(session, whole, largest).map(|output| after_wait(output, waited)),
+        "lines" => {
+            let (from, to) = lines_asked(value)?;
+            let found = session.transcript_lines(from..to.saturating_add(1), max)?;
+            lines(session.id(), value, (from, to), found, max, rows_structured)?
+        }
+        "search" => {
+            let regex = crate::wait::caller_regex(value)
+                .map_err(|why| ToolError::invalid_input(format!("search: {why}")))?;
+            let all = session.transcript_lines(0..u64::MAX, usize::MAX)?;
+            // What a full-screen program shows is no transcript: the search cannot see it.
+            let alternate = || session.screen().is_ok_and(|screen| screen.alternate);
+            search(session.id(), value, &regex, all, max, rows_structured, alternate)
+        }
         "screen_rows" => {
             let styles = super::view::styles(args);
-            screen_rows(session, value, max, styles, rows_structured)?
+            let (screen, runs) = match styles {
+                Styles::Off => (session.screen()?, Vec::new()),
+                _ => session.styled_screen().map(|styled| (styled.screen, styled.runs))?,
+            };
+            let frame = Frame::new(&screen, &runs, styles);
+            let rows = Rows { screen: &screen, frame: &frame, styles };
+            screen_rows(session.id(), value, rows, max, rows_structured)?
         }
         _ => find(session, value)?,
     };
     let status = session.status()?;
-    let wait = waited.and_then(|w| w.line(Some(&status.activity)));
-    let mut text = Header {
-        started: None,
-        status: &status,
-        at: None,
-        wait: wait.as_deref(),
-        recording: session.info().ok().and_then(|info| recording_word(&info)),
-    }
-    .render();
-    push_block(&mut text, &block);
-    let mut output = ToolOutput::new(text, structured);
-    if waited.is_some() {
-        output.structured["status"] = status_json(&status);
-    }
-    Ok(after_wait(output, waited, max))
+    let recording = session.info().ok().and_then(|info| recording_word(&info));
+    Ok(assembled(&status, waited, recording, &block, structured))
 }
 
-/// `output` with what ended the call's wait (`waited`, its strings within `max` bytes) as a
-/// read without a look-up gives it, so that a caller tells a wait that held from one that
-/// timed out, was cut short by a question or by the program's exit.
-fn after_wait(mut output: ToolOutput, waited: Option<&Report>, max: usize) -> ToolOutput {
+/// What ended the call's wait, `waited`, its strings cut within `max` bytes first (they are
+/// in the header's line and the structured result: two copies), and what they leave of `max`
+/// for the look-up's rows (review ig: the rows took all of `max`, and the header's line was
+/// not cut at all, a wait's matched text making a result of any size).
+fn wait_within(waited: Option<&Report>, max: usize) -> (Option<Report>, usize) {
+    let mut budget = Budget::with_copies(max, 2);
+    let waited = waited.map(|report| report.within(&mut budget));
+    (waited, budget.left())
+}
+
+/// A look-up's result: the header (`status`, what ended the wait, `waited`, as cut, and the
+/// `recording`'s word), then its `block`, beside its `structured` result.
+fn assembled(
+    status: &crate::Status,
+    waited: Option<&Report>,
+    recording: Option<&str>,
+    block: &str,
+    structured: Value,
+) -> ToolOutput {
+    let wait = waited.and_then(|w| w.line(Some(&status.activity)));
+    let header = Header { started: None, status, at: None, wait: wait.as_deref(), recording };
+    let mut text = header.render();
+    push_block(&mut text, block);
+    let mut output = ToolOutput::new(text, structured);
+    if waited.is_some() {
+        output.structured["status"] = status_json(status);
+    }
+    after_wait(output, waited)
+}
+
+/// `output` with what ended the call's wait (`waited`, its strings as cut) as a read without
+/// a look-up gives it, so that a caller tells a wait that held from one that timed out, was
+/// cut short by a question or by the program's exit.
+fn after_wait(mut output: ToolOutput, waited: Option<&Report>) -> ToolOutput {
     if let Some(report) = waited {
-        output.structured["wait"] = report.within(&mut Budget::with_copies(max, 2)).json();
+        output.structured["wait"] = report.json();
     }
     output
 }
@@ -196,19 +233,25 @@ fn row_json_len(row: &str) -> usize {
     super::budget::json_len(row) + 2
 }
 
-/// `lines="A-B"` (or `"A-"`, to the end, or `"A"`, that line alone); the rows in the structured result too when
-/// `rows_structured`.
-fn lines(
-    session: &Session,
-    range: &str,
-    max: usize,
-    rows_structured: bool,
-) -> Result<(String, serde_json::Value), ToolError> {
+/// The first and last line `lines="A-B"` (or `"A-"`, to the end, or `"A"`, that line alone)
+/// asks for.
+fn lines_asked(range: &str) -> Result<(u64, u64), ToolError> {
     let form = "\"FIRST-LAST\" (line numbers, as shown by search or scrollback), \"FIRST-\" to the end or one line's \"N\", e.g. \"120-160\"";
     // To the end: a line past the last there can be.
     let (from, to) = numbers(("lines", "line"), range, form)?;
-    let to = to.unwrap_or(from.max(u64::MAX - 1));
-    let found = session.transcript_lines(from..to.saturating_add(1), max)?;
+    Ok((from, to.unwrap_or(from.max(u64::MAX - 1))))
+}
+
+/// `lines="A-B"` of session `id` (`from`-`to`, as [`lines_asked`] read them), `found`: as many
+/// as `max` bytes hold; the rows in the structured result too when `rows_structured`.
+fn lines(
+    id: crate::SessionId,
+    range: &str,
+    (from, to): (u64, u64),
+    found: crate::TranscriptLines,
+    max: usize,
+    rows_structured: bool,
+) -> Result<(String, serde_json::Value), ToolError> {
     // The lines asked for, as a message repeats them: `line 7` for "7-7".
     let asked = if from == to { format!("line {from}") } else { format!("lines {range}") };
     if found.lines.is_empty() {
@@ -235,7 +278,7 @@ fn lines(
         rows,
         more.unwrap_or_default()
     );
-    let structured = json!({"session_id": session.id().0, "first_line": first, "last_line": last});
+    let structured = json!({"session_id": id.0, "first_line": first, "last_line": last});
     Ok((block, with_rows(structured, kept, rows_structured)))
 }
 
@@ -265,25 +308,27 @@ fn numbers(
     Ok((from, to))
 }
 
-/// `screen_rows="A-B"` (or `"A-"`, to the last row with text, or `"A"`, that row alone): the
-/// screen's rows as a look at the screen shows them (`styles` marked, the cursor too),
-/// numbered (`12│text`), as many as `max` bytes hold, and how to read those left out; the
-/// rows in the structured result too (as `lines`) when `rows_structured`. For a screen larger
-/// than one result may be: a look at it says from which row to read on.
-fn screen_rows(
-    session: &Session,
-    range: &str,
-    max: usize,
+/// A screen as `screen_rows` reads it: the screen, its frame and the styles it marks.
+struct Rows<'a> {
+    screen: &'a crate::Screen,
+    frame: &'a Frame,
     styles: Styles,
+}
+
+/// `screen_rows="A-B"` (or `"A-"`, to the last row with text, or `"A"`, that row alone) of
+/// session `id`: the screen's rows as a look at the screen shows them (`styles` marked, the
+/// cursor too), numbered (`12│text`), as many as `max` bytes hold, and how to read those left
+/// out; the rows in the structured result too (as `lines`) when `rows_structured`. For a
+/// screen larger than one result may be: a look at it says from which row to read on.
+fn screen_rows(
+    id: crate::SessionId,
+    range: &str,
+    Rows { screen, frame, styles }: Rows,
+    max: usize,
     rows_structured: bool,
 ) -> Result<(String, serde_json::Value), ToolError> {
     let form = "\"FIRST-LAST\" (row numbers, from 0 at the top), \"FIRST-\" to the last row with text or one row's \"N\", e.g. \"20-39\"";
     let (from, to) = numbers(("screen_rows", "row"), range, form)?;
-    let (screen, runs) = match styles {
-        Styles::Off => (session.screen()?, Vec::new()),
-        _ => session.styled_screen().map(|styled| (styled.screen, styled.runs))?,
-    };
-    let screen = &screen;
     let rows = screen.lines.len() as u64;
     if from >= rows {
         return Err(ToolError::invalid_input(format!(
@@ -295,7 +340,6 @@ fn screen_rows(
         Some(to) => to.min(rows - 1),
         None => (screen.used_rows() as u64).saturating_sub(1).max(from),
     };
-    let frame = Frame::new(screen, &runs, styles);
     let lines: Vec<(u64, String)> =
         (from..=last).map(|row| (row, frame.rows_text(row as usize..row as usize + 1))).collect();
     let (text, kept) = numbered(&lines, max, false);
@@ -313,21 +357,23 @@ fn screen_rows(
         "--- screen rows {from}-{shown} of {}x{} ---\n{text}{more}",
         screen.cols, screen.rows
     );
-    let structured = json!({"session_id": session.id().0, "first_row": from, "last_row": shown});
+    let structured = json!({"session_id": id.0, "first_row": from, "last_row": shown});
     Ok((block, with_rows(structured, kept, rows_structured)))
 }
 
-/// `search=REGEX`: the retained lines it matches, the latest kept within `max`; the rows in
-/// the structured result too when `rows_structured`.
+/// `search=REGEX` (`pattern`, as `regex`) in session `id`'s transcript, `all` its retained
+/// lines: those it matches, the latest kept within `max`; the rows in the structured result
+/// too when `rows_structured`. `alternate` says whether the program is on the alternate
+/// screen (asked only when nothing matched).
 fn search(
-    session: &Session,
+    id: crate::SessionId,
     pattern: &str,
+    regex: &regex::Regex,
+    all: crate::TranscriptLines,
     max: usize,
     rows_structured: bool,
-) -> Result<(String, serde_json::Value), ToolError> {
-    let regex = crate::wait::caller_regex(pattern)
-        .map_err(|why| ToolError::invalid_input(format!("search: {why}")))?;
-    let all = session.transcript_lines(0..u64::MAX, usize::MAX)?;
+    alternate: impl FnOnce() -> bool,
+) -> (String, serde_json::Value) {
     let matching: Vec<(u64, String)> =
         all.lines.into_iter().filter(|(_, line)| regex.is_match(line)).collect();
     let total = matching.len();
@@ -367,14 +413,13 @@ fn search(
         block.push('\n');
         block.push_str(&kept);
     }
-    // What a full-screen program shows is no transcript: the search cannot see it.
-    if total == 0 && session.screen().is_ok_and(|screen| screen.alternate) {
+    if total == 0 && alternate() {
         block.push_str(
             "\n[the program is on the alternate screen, whose text is no transcript: look for text on the screen with find=\"...\" or read it with view=\"screen\"]",
         );
     }
-    let structured = json!({"session_id": session.id().0, "matches": total});
-    Ok((block, with_rows(structured, kept_rows, rows_structured)))
+    let structured = json!({"session_id": id.0, "matches": total});
+    (block, with_rows(structured, kept_rows, rows_structured))
 }
 
 /// `pattern` as a search's header repeats it: whole, or its start within
@@ -422,7 +467,102 @@ fn transcript_holds(first: u64, end: u64) -> String {
 
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
+    use super::super::budget::worst;
     use super::*;
+    use crate::mcp::MAX_BYTES_OVERHEAD;
+    use crate::{Cursor, Modes, Screen, SessionId, TranscriptLines};
+
+    /// A wait that ended: the longest condition and matched text, or a timeout.
+    fn waits() -> [Option<Report>; 3] {
+        let report = |outcome, matched_text| Report {
+            condition: worst::string(500),
+            outcome,
+            matched_text,
+            elapsed: Duration::from_secs(u64::MAX / 4),
+            implicit: false,
+            shell_prompt: false,
+            runs_job: false,
+            settled_by: None,
+            printed_before: Some(u64::MAX),
+            typed_line: true,
+            screen: None,
+            echo_at: None,
+            refused: None,
+            marks_copied: false,
+        };
+        [None, Some(report("matched", Some(worst::string(3000)))), Some(report("timeout", None))]
+    }
+
+    /// Lines as long as a test affords, escaped as JSON escapes most, wide characters, and
+    /// short ones, numbered up to the largest numbers.
+    fn worst_lines(count: u64) -> Vec<(u64, String)> {
+        let long = format!("{}漢字", "\u{1}\"\\é漢".repeat(200));
+        let short = "\u{1}漢".to_owned();
+        (0..count)
+            .map(|n| (u64::MAX - count + n, if n % 3 == 0 { short.clone() } else { long.clone() }))
+            .collect()
+    }
+
+    /// Each look-up's whole result at every third `max_bytes` from 256 to 2,047, in one copy
+    /// (rows in the structured result too) and two, stays within the bound: the longest
+    /// lines, many matches, wide characters, a pattern as long as allowed, the longest status,
+    /// a wait's longest line and every note (rows left out, no match on the alternate screen).
+    #[test]
+    fn every_lookup_at_every_budget_stays_within_max_bytes_and_the_overhead() {
+        let status = worst::status();
+        let id = SessionId(u64::MAX);
+        let recording = Some("recording not at its path");
+        let matching = worst_lines(60);
+        let pattern = format!("(?x)漢 #{}", "\u{1}\"é漢".repeat(20_000));
+        let regex = crate::wait::caller_regex(&pattern).unwrap();
+        let all = TranscriptLines { first: 0, end: u64::MAX, lines: matching.clone() };
+        let none = TranscriptLines { first: 0, end: u64::MAX, lines: vec![(7, "x".into())] };
+        let mut screen = Screen {
+            cols: u16::MAX,
+            rows: 100,
+            lines: (0..100).map(|_| worst_lines(1)[0].1.clone()).collect(),
+            cursor: Cursor { row: 99, col: 999, visible: true },
+            alternate: true,
+            title: String::new(),
+            modes: Modes::default(),
+            wrapped: Vec::new(),
+            wide_spacer_ends: Vec::new(),
+            frames: false,
+        };
+        screen.lines[0] = "漢".repeat(30);
+        let styled = [Styles::Off, Styles::All];
+        let frames = styled.map(|styles| (Frame::new(&screen, &[], styles), styles));
+        for wait in waits() {
+            for copies in [1, 2] {
+                for max in (256..2048).step_by(3).chain(worst::MAX_BYTES) {
+                    let (waited, rows_max) = wait_within(wait.as_ref(), max);
+                    let one = copies == 1;
+                    let found =
+                        TranscriptLines { first: 0, end: u64::MAX, lines: matching.clone() };
+                    let range = (u64::MAX - 60, u64::MAX - 1);
+                    let blocks = [
+                        search(id, &pattern, &regex, all.clone(), rows_max, one, || true),
+                        search(id, &pattern, &regex, none.clone(), rows_max, one, || true),
+                        lines(id, "18446744073709551555-", range, found, rows_max, one).unwrap(),
+                    ];
+                    let rows = frames.iter().map(|(frame, styles)| {
+                        let rows = Rows { screen: &screen, frame, styles: *styles };
+                        screen_rows(id, "0-", rows, rows_max, one).unwrap()
+                    });
+                    for (at, (block, structured)) in blocks.into_iter().chain(rows).enumerate() {
+                        let output =
+                            assembled(&status, waited.as_ref(), recording, &block, structured);
+                        let size = worst::size(&output, copies);
+                        let outcome = wait.as_ref().map(|w| w.outcome);
+                        let case = format!("look-up {at} {outcome:?} {max} {copies}: {size}");
+                        assert!(size <= max + MAX_BYTES_OVERHEAD, "{case}");
+                    }
+                }
+            }
+        }
+    }
 
     /// One line held is said as one, and asked for: it was "holds line 0; ask within them",
     /// and "holds lines 5-5" when older ones were dropped.

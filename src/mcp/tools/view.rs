@@ -1726,6 +1726,42 @@ mod tests {
         }
     }
 
+    /// Every third `max_bytes` from 256 to 2,047 holds the bound for the looks at the screen
+    /// and the scrollback too, and under a wait that matched (its condition and matched text
+    /// the longest) as well as a start's refused one: text enough to fill each budget several
+    /// times over, the screen's header the longest.
+    #[test]
+    fn every_budget_of_each_view_stays_within_max_bytes_and_the_overhead() {
+        // (Forty rows, not five hundred: the sweep's layouts are many.)
+        let screen = screen_of(worst::string(400), vec![worst::string(12); 40]);
+        let moved = Some(Moved { from: 1, to: 0, count: 39 });
+        let slid = Some(Slid { first: 0, count: 40, by: -999, from_col: 0, to_col: 1000, down: 0 });
+        let (rows, cut) = ((0..40).collect(), vec![(0, 1)]);
+        let shape =
+            Shape::Changes(Changes { look: 2, moved, slid, rows, title_changed: true, cut });
+        let full = reading_shaped(worst::string(800), Some((screen, shape)));
+        let reports = reports();
+        let refused = reports.last().filter(|r| r.refused.is_some());
+        let matched = reports.iter().find(|r| r.outcome == "matched" && !r.implicit);
+        assert!(refused.is_some() && matched.is_some());
+        let views = [(View::New, matched), (View::Screen, None), (View::Scrollback, None)];
+        let views = views.into_iter().chain(
+            [View::Screen, View::Scrollback].into_iter().flat_map(|v| [(v, refused), (v, matched)]),
+        );
+        for (view, wait) in views {
+            for copies in [1, 2] {
+                for max in (256..2048).step_by(3) {
+                    let budget = Budget::with_copies(max, copies);
+                    let (output, _) = layout(&full, view, budget, wait, true);
+                    let size = worst::size(&output, copies);
+                    let wait = wait.map(|w| w.outcome);
+                    let case = format!("{view:?} {wait:?} {max} {copies}: {size}");
+                    assert!(size <= max + MAX_BYTES_OVERHEAD, "{case}");
+                }
+            }
+        }
+    }
+
     #[test]
     fn title_and_matched_text_are_cut_with_a_marker() {
         let screen = screen_of("t".repeat(4000), vec!["row".into()]);
