@@ -90,6 +90,39 @@ fn a_host_chooses_the_tools_and_the_budget() {
 /// it (a start's under 256 was 467 bytes of text, its header and notes besides the 256 its
 /// strings shared; one of 10 was taken as 256 without a word). At the least, a result stays
 /// within the budget and the framing the docs name.
+/// A host that offers some of the tools gets results whose advice names only those (review
+/// ig: a toolbox offering `terminal_run` alone was told to answer with `terminal_send`, follow
+/// with `terminal_read` and close with `terminal_close`); one that offers all of them gets that
+/// advice as before.
+#[test]
+fn a_subset_of_the_tools_is_advised_alone() {
+    if !require(&termloom::shell_program()) || !require("head") {
+        return;
+    }
+    let others =
+        ["terminal_start", "terminal_send", "terminal_read", "terminal_close", "terminal_list"];
+    let calls = [
+        // No such session, and none at all (the first call): starting one is `terminal_start`'s.
+        json!({"command": "true", "session_id": 999}),
+        // Waits for a line: answering it is `terminal_send`'s.
+        json!({"command": "head -n 1", "timeout_ms": 30_000}),
+        // Outlasts its wait: following it is `terminal_read`'s, closing its shell `terminal_close`'s.
+        json!({"command": "sleep 30", "timeout_ms": 300}),
+        // More output than the result holds: reading the rest is `terminal_read`'s.
+        json!({"command": "seq 1 3000", "max_bytes": 1024}),
+    ];
+    let all = Toolbox::new(engine());
+    let only = Toolbox::new(engine()).only(&["terminal_run"]).unwrap();
+    for arguments in calls {
+        let full = all.call("terminal_run", &arguments).text;
+        assert!(others.iter().any(|tool| full.contains(tool)), "{arguments}: {full}");
+        let text = only.call("terminal_run", &arguments).text;
+        for tool in others {
+            assert!(!text.contains(tool), "{arguments}: {tool} advised: {text}");
+        }
+    }
+}
+
 #[test]
 fn a_budget_too_small_for_any_result_is_refused() {
     let Err(err) = Toolbox::new(engine()).max_bytes(255) else {

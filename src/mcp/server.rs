@@ -542,6 +542,7 @@ impl Job {
             inputs,
             secrets,
             largest,
+            offered: tools::offered::Offered::ALL,
         };
         let outcome = catch_unwind(AssertUnwindSafe(|| tools::run(&call, &name, &arguments)));
         #[cfg(feature = "fault-injection")]

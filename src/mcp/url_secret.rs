@@ -93,6 +93,7 @@ impl Secrets<'_> {
                 "the secret must come from the person, and {why}; nothing was typed: ask the person to type it into the program themselves, never to tell it to you (`termloom attach {} --takeover`, with the server's `-L` or `--socket` if it was given one, lets them type into this session when this server is `termloom mcp --server`, Ctrl-] hands it back; a plain `termloom mcp`'s sessions are reachable by no one else, so they run the program in a terminal of their own)",
                 asking.session
             ))),
+            // (`terminal_send` is offered: a secret is asked for by it.)
             Secrets::NoHost => Err(ToolError::no_answer(format!(
                 "the secret must come from the person, and the host running these tools gave them no way to ask for one; nothing was typed: interrupt the program with terminal_send keys=\"<C-c>\" (session {}) and say what needs the password, never asking to be told it",
                 asking.session

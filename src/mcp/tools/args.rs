@@ -10,6 +10,7 @@ use crate::{SessionId, Signal};
 use super::ToolError;
 use super::catalog::{ArgDef, Kind, ToolDef};
 use super::names::{SessionRef, check_name};
+use super::offered::has as offers;
 
 /// One argument's value, read as its [`Kind`] says.
 enum Parsed<'a> {
@@ -190,7 +191,7 @@ fn empty_input(arg: &ArgDef, value: &Value) -> bool {
 /// The error for a required argument that was not given.
 fn missing(tool: &ToolDef, arg: &ArgDef) -> ToolError {
     let hint = match arg.kind {
-        Kind::SessionId => " (terminal_list shows the sessions)",
+        Kind::SessionId if offers("terminal_list") => " (terminal_list shows the sessions)",
         _ => "",
     };
     ToolError::invalid_input(format!(
@@ -246,10 +247,15 @@ fn parse<'a>(tool: &ToolDef, arg: &ArgDef, value: &'a Value) -> Result<Parsed<'a
             }
             _ => match whole_number(value) {
                 Some(id) if id >= 1 => Ok(Parsed::UInt(id)),
-                _ => Err(wrong(
-                    "a session id (a whole number from 1, as terminal_start returned it) or a session's name (terminal_list shows them)",
-                    value,
-                )),
+                _ => {
+                    let from = match offers("terminal_start") {
+                        true => "a whole number from 1, as terminal_start returned it",
+                        false => "a whole number from 1",
+                    };
+                    let list = if offers("terminal_list") { " (terminal_list shows them)" } else { "" };
+                    let expected = format!("a session id ({from}) or a session's name{list}");
+                    Err(wrong(&expected, value))
+                }
             },
         },
         Kind::UInt { .. } => parse_number(tool, arg, value),

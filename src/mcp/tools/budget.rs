@@ -9,9 +9,9 @@
 //!
 //! [`MAX_BYTES_OVERHEAD`]: crate::mcp::MAX_BYTES_OVERHEAD
 
-use super::Call;
 use super::screen_diff::Styles;
 use super::view::MAX_BYTES_RANGE;
+use super::{Call, offered};
 use crate::SessionId;
 
 /// Length of `c` in a JSON string as `serde_json` writes it.
@@ -212,6 +212,9 @@ impl Budget {
     /// The look's `styles` go into the advice when they are not the default, so that the
     /// rows read on are marked as the rows shown were.
     pub(crate) fn see_screen(&self, left_out: &str, row: usize, styles: Styles) -> String {
+        if !offered::has("terminal_read") {
+            return UNREADABLE.to_owned();
+        }
         let styles = styles.argument();
         if self.enough(json_len(left_out)) <= self.largest {
             return format!(
@@ -270,6 +273,9 @@ impl Budget {
     /// any texts whose escapes and unseen bytes take at most `more` (a layout reserves it
     /// before it keeps the text whose cut the advice would follow).
     pub(crate) fn see_beyond(&self, id: SessionId, more: usize, first: Option<u64>) -> String {
+        if !offered::has("terminal_read") {
+            return UNREADABLE.to_owned();
+        }
         let enough = self.enough(more);
         let largest = self.largest;
         if enough <= largest {
@@ -286,6 +292,10 @@ impl Budget {
         )
     }
 }
+
+/// The advice to see what a result left out, to follow "left out; ", where the tool that
+/// reads it is not offered.
+const UNREADABLE: &str = "no tool offered here reads them";
 
 /// Worst cases for the tests of the layouts: the longest framing and strings that JSON escapes
 /// as much as it can.

@@ -12,6 +12,7 @@ use crate::{
 use super::args::Args;
 use super::budget::{Budget, LABEL};
 use super::io::{interrupt_on_cancel, place};
+use super::offered::has as offers;
 use super::progress::await_reply_unless_stopped;
 use super::render::{
     doing, exit_parts, push_block, put_recording_error, recording_line, recording_word,
@@ -111,8 +112,14 @@ pub(crate) fn run(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
                     if let Some(message) = unmarked {
                         return Err(ToolError::invalid_input(message).code("not_at_prompt"));
                     }
+                    let clear = match offers("terminal_send") {
+                        true => {
+                            "clear the line and draw a new prompt with terminal_send keys=\"<C-u><Enter>\" (or submit what is there), then run the command"
+                        }
+                        false => "the line must be cleared (or submitted) first",
+                    };
                     return Err(ToolError::invalid_input(format!(
-                        "session {}'s shell reads at its prompt, but keys were typed since it drew it, and what they left on its command line would run with the command: clear the line and draw a new prompt with terminal_send keys=\"<C-u><Enter>\" (or submit what is there), then run the command",
+                        "session {}'s shell reads at its prompt, but keys were typed since it drew it, and what they left on its command line would run with the command: {clear}",
                         session.id()
                     ))
                     .code("not_at_prompt"));
@@ -144,7 +151,8 @@ pub(crate) fn run(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         return Err(ToolError::stopped(match new_session {
             true => "terminal_run was stopped (the client's input ended) before its command ended; the shell it started for it was closed".to_owned(),
             false => format!(
-                "terminal_run was stopped (the client's input ended) before its command ended; it goes on in session {id}: terminal_read shows its output"
+                "terminal_run was stopped (the client's input ended) before its command ended; it goes on in session {id}{}",
+                if offers("terminal_read") { ": terminal_read shows its output" } else { "" }
             ),
         }));
     };
@@ -241,11 +249,16 @@ fn run_result(ran: Ran, command: &str, result: &CommandResult, budget: &mut Budg
         Some((first, end)) if first < end => push_block(
             &mut text,
             &format!(
-                "[the start of the output was already dropped from the bounded transcript, which holds lines {first}-{}{}: terminal_read session_id={id} lines=\"{first}-\" reads them]",
+                "[the start of the output was already dropped from the bounded transcript, which holds lines {first}-{}{}{}]",
                 end - 1,
                 match omitted {
                     0 => String::new(),
                     _ => format!(", and this result leaves out its first {omitted} bytes"),
+                },
+                match offers("terminal_read") {
+                    true =>
+                        format!(": terminal_read session_id={id} lines=\"{first}-\" reads them"),
+                    false => String::new(),
                 }
             ),
         ),
@@ -275,7 +288,9 @@ fn run_result(ran: Ran, command: &str, result: &CommandResult, budget: &mut Budg
         );
     }
     if let Some(word) = recording {
-        push_block(&mut text, &format!("[{word}: terminal_list says why and where it is]"));
+        let why =
+            if offers("terminal_list") { ": terminal_list says why and where it is" } else { "" };
+        push_block(&mut text, &format!("[{word}{why}]"));
     }
     let secs = result.duration.as_secs_f64();
     // A call that named its session is not told it again.
@@ -292,27 +307,42 @@ fn run_result(ran: Ran, command: &str, result: &CommandResult, budget: &mut Budg
     };
     // The program that waits (the pager behind `git log`, as the status names it).
     let program = result.status.foreground.as_ref().map_or("the command", |p| p.name.as_str());
+    // The advice, in the tools offered: answering, interrupting, following, closing.
+    let secret = match result.status.input_kind == Some(crate::InputKind::Password) {
+        true => " secret=true",
+        false => "",
+    };
+    let send = offers("terminal_send");
+    let interrupt = send.then_some("interrupt it with terminal_send keys=\"<C-c>\"");
+    let close = match new_session && offers("terminal_close") {
+        true => "; terminal_close the shell when done",
+        false => "",
+    };
     push_block(
         &mut text,
         &match (result.exit_code, shell_ended) {
             // It ended, and its next prompt asks a question before it is drawn: the next
             // command typed would be the answer.
             (Some(code), _) if result.prompt_waiting_for_input && !closed => format!(
-                "[exit code {code} · {secs:.2} s{shell}; then its prompt, not drawn yet, waits for {}: {} (run by its PS1, PROMPT_COMMAND or a zsh precmd hook) asks: answer it with terminal_send{}, then wait for the prompt with terminal_read prompt=true timeout_ms=... before the next command]",
+                "[exit code {code} · {secs:.2} s{shell}; then its prompt, not drawn yet, waits for {}: {} (run by its PS1, PROMPT_COMMAND or a zsh precmd hook) asks: {}]",
                 result.status.input_kind.map_or("input", |kind| kind.describe()),
                 program,
-                if result.status.input_kind == Some(crate::InputKind::Password) {
-                    " secret=true"
-                } else {
-                    ""
+                match (send, offers("terminal_read")) {
+                    (true, true) => format!(
+                        "answer it with terminal_send{secret}, then wait for the prompt with terminal_read prompt=true timeout_ms=... before the next command"
+                    ),
+                    (true, false) =>
+                        format!("answer it with terminal_send{secret} before the next command"),
+                    (false, _) => "the next command would be its answer".to_owned(),
                 },
             ),
             (Some(code), _) => format!("[exit code {code} · {secs:.2} s{shell}]"),
             (None, _) if result.waiting_for_input && alternate => format!(
-                "[{} waiting for {} after {secs:.2} s in session {id}, on the full-screen program's screen below: answer with terminal_send; the command goes on until you quit the program with its own keys{}]",
+                "[{} waiting for {} after {secs:.2} s in session {id}, on the full-screen program's screen below: {}the command goes on until {} the program with its own keys{close}]",
                 program,
                 result.status.input_kind.map_or("input", |kind| kind.describe()),
-                if new_session { "; terminal_close the shell when done" } else { "" }
+                if send { "answer with terminal_send; " } else { "" },
+                if send { "you quit" } else { "something quits" },
             ),
             // A password comes from the person, never through the model: asked for with
             // secret=true, where the client can ask its person.
@@ -322,28 +352,33 @@ fn run_result(ran: Ran, command: &str, result: &CommandResult, budget: &mut Budg
                     && cannot_ask.is_some() =>
             {
                 format!(
-                    "[{} waiting for {} after {secs:.2} s in session {id}: a password comes from the person, never through you, and {}: interrupt it with terminal_send keys=\"<C-c>\" and say what needs it{}]",
+                    "[{} waiting for {} after {secs:.2} s in session {id}: a password comes from the person, never through you, and {}: {}say what needs it{close}]",
                     program,
                     crate::InputKind::Password.describe(),
                     cannot_ask.unwrap_or_default(),
-                    if new_session { "; terminal_close the shell when done" } else { "" }
+                    interrupt.map(|it| format!("{it} and ")).unwrap_or_default(),
                 )
             }
             (None, _) if result.waiting_for_input => format!(
-                "[{} waiting for {} after {secs:.2} s in session {id}: answer with terminal_send{} (the command goes on), or interrupt it with terminal_send keys=\"<C-c>\"{}]",
+                "[{} waiting for {} after {secs:.2} s in session {id}: {}{close}]",
                 program,
                 result.status.input_kind.map_or("input", |kind| kind.describe()),
-                if result.status.input_kind == Some(crate::InputKind::Password) {
-                    " secret=true"
-                } else {
-                    ""
+                match interrupt {
+                    Some(it) =>
+                        format!("answer with terminal_send{secret} (the command goes on), or {it}"),
+                    None => "the command goes on".to_owned(),
                 },
-                if new_session { "; terminal_close the shell when done" } else { "" }
             ),
-            (None, _) if result.timed_out => format!(
-                "[still running after {secs:.1} s in session {id}: follow it with terminal_read (prompt=true, timeout_ms=...), or interrupt it with terminal_send keys=\"<C-c>\"{}]",
-                if new_session { "; terminal_close the shell when done" } else { "" }
-            ),
+            (None, _) if result.timed_out => {
+                let follow = offers("terminal_read")
+                    .then_some("follow it with terminal_read (prompt=true, timeout_ms=...)");
+                let advice: Vec<&str> = [follow, interrupt].into_iter().flatten().collect();
+                let advice = match advice.is_empty() {
+                    true => "it goes on".to_owned(),
+                    false => advice.join(", or "),
+                };
+                format!("[still running after {secs:.1} s in session {id}: {advice}{close}]")
+            }
             (None, Some(how)) => {
                 format!("[the shell itself ended during the command ({how}) · {secs:.2} s{shell}]")
             }
@@ -399,7 +434,12 @@ fn unread_note(id: SessionId, result: &CommandResult) -> Option<String> {
             true => format!("line {first}"),
             false => format!("lines {first}-{last}"),
         };
-        format!("{lines}; terminal_read session_id={id} lines=\"{first}-{last}\" shows them")
+        match offers("terminal_read") {
+            true => format!(
+                "{lines}; terminal_read session_id={id} lines=\"{first}-{last}\" shows them"
+            ),
+            false => lines,
+        }
     });
     let said = match (dropped, lines) {
         (Some(dropped), Some(lines)) => format!("{dropped}, then {lines}"),
@@ -431,8 +471,12 @@ fn new_shell(
             if report.outcome == "cancelled" && call.cancel.is_cancelled() {
                 return Err(ToolError::cancelled());
             }
+            let see = match offers("terminal_start") {
+                true => "; start one with terminal_start to see what it prints",
+                false => "",
+            };
             Err(ToolError::no_prompt(format!(
-                "terminal_run: the new shell did not show its prompt ({}); start one with terminal_start to see what it prints",
+                "terminal_run: the new shell did not show its prompt ({}){see}",
                 report.line(None).unwrap_or_else(|| report.outcome.to_owned())
             )))
         }
@@ -448,13 +492,29 @@ fn new_shell(
 fn unmarked_advice(id: SessionId, reader: &UnmarkedReader) -> String {
     match reader {
         UnmarkedReader::Shell => format!(
-            "session {id}'s shell reads at a prompt that lost termloom's mark (PS1 was replaced without it), so the end of a command run there cannot be seen: type commands with terminal_send and wait for input, or start a new session"
+            "session {id}'s shell reads at a prompt that lost termloom's mark (PS1 was replaced without it), so the end of a command run there cannot be seen: {}start a new session",
+            if offers("terminal_send") {
+                "type commands with terminal_send and wait for input, or "
+            } else {
+                ""
+            }
         ),
         UnmarkedReader::Other { pid, name } => format!(
-            "session {id}'s shell has begun its prompt but not drawn it: {name} (pid {pid}), run by its PS1, PROMPT_COMMAND or a zsh precmd hook, waits for input at the terminal, and a command typed now would be its answer: answer it (or interrupt it) with terminal_send, then run the command once the prompt is drawn"
+            "session {id}'s shell has begun its prompt but not drawn it: {name} (pid {pid}), run by its PS1, PROMPT_COMMAND or a zsh precmd hook, waits for input at the terminal, and a command typed now would be its answer: {}run the command once the prompt is drawn",
+            if offers("terminal_send") {
+                "answer it (or interrupt it) with terminal_send, then "
+            } else {
+                ""
+            }
         ),
         UnmarkedReader::Drawing => format!(
-            "session {id}'s shell has begun its prompt but not drawn it yet (its PS1 or PROMPT_COMMAND is still at work): wait for the prompt with terminal_read session_id={id} prompt=true timeout_ms=..., then run the command"
+            "session {id}'s shell has begun its prompt but not drawn it yet (its PS1 or PROMPT_COMMAND is still at work): {}run the command",
+            match offers("terminal_read") {
+                true => format!(
+                    "wait for the prompt with terminal_read session_id={id} prompt=true timeout_ms=..., then "
+                ),
+                false => "once the prompt is drawn, ".to_owned(),
+            }
         ),
     }
 }
@@ -463,10 +523,20 @@ fn unmarked_advice(id: SessionId, reader: &UnmarkedReader) -> String {
 fn run_error(err: crate::Error) -> ToolError {
     let advice = match err {
         crate::Error::NotAtPrompt { .. } => {
-            "wait for it with terminal_read (prompt=true), or interrupt it with terminal_send keys=\"<C-c>\""
+            match (offers("terminal_read"), offers("terminal_send")) {
+                (true, true) => {
+                    "wait for it with terminal_read (prompt=true), or interrupt it with terminal_send keys=\"<C-c>\""
+                }
+                (true, false) => "wait for it with terminal_read (prompt=true)",
+                (false, true) => "interrupt it with terminal_send keys=\"<C-c>\"",
+                (false, false) => "run the command once it ends",
+            }
+        }
+        crate::Error::NoShellIntegration(_) if offers("terminal_start") => {
+            "terminal_run needs a shell started with shell integration: omit session_id to start one, or use terminal_start without command/argv (or with argv=[\"bash\"] or [\"zsh\"] and shell_integration=true)"
         }
         crate::Error::NoShellIntegration(_) => {
-            "terminal_run needs a shell started with shell integration: omit session_id to start one, or use terminal_start without command/argv (or with argv=[\"bash\"] or [\"zsh\"] and shell_integration=true)"
+            "terminal_run needs a shell started with shell integration: omit session_id to start one"
         }
         _ => return err.into(),
     };
@@ -513,12 +583,22 @@ pub(crate) fn signal(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> 
 fn ended_before(err: crate::Error, undone: &str) -> ToolError {
     let code = err.code();
     let error = match err {
-        crate::Error::SessionExited(id) => ToolError::invalid_input(format!(
-            "session {id}: its program has exited, so {undone}; read its last output with terminal_read"
-        )),
-        crate::Error::SessionClosed(id) => ToolError::invalid_input(format!(
-            "session {id} is closed, so {undone}; terminal_read can still show its last output"
-        )),
+        crate::Error::SessionExited(id) if offers("terminal_read") => {
+            ToolError::invalid_input(format!(
+                "session {id}: its program has exited, so {undone}; read its last output with terminal_read"
+            ))
+        }
+        crate::Error::SessionExited(id) => {
+            ToolError::invalid_input(format!("session {id}: its program has exited, so {undone}"))
+        }
+        crate::Error::SessionClosed(id) if offers("terminal_read") => {
+            ToolError::invalid_input(format!(
+                "session {id} is closed, so {undone}; terminal_read can still show its last output"
+            ))
+        }
+        crate::Error::SessionClosed(id) => {
+            ToolError::invalid_input(format!("session {id} is closed, so {undone}"))
+        }
         err => err.into(),
     };
     error.code(code)
@@ -681,16 +761,24 @@ pub(crate) fn list(call: &Call, _args: &Args) -> Result<ToolOutput, ToolError> {
         entries.push(entry);
     }
     if sessions.is_empty() {
-        text = "no sessions; start one with terminal_start".to_owned();
+        text = match offers("terminal_start") {
+            true => "no sessions; start one with terminal_start",
+            false => "no sessions",
+        }
+        .to_owned();
     }
     if !ended_left_out.is_empty() {
         ended_left_out.sort_unstable();
         push_block(
             &mut text,
             &format!(
-                "[... {} ended sessions more left out: {}; each is readable by its id with terminal_read until it is forgotten]",
+                "[... {} ended sessions more left out: {}{}]",
                 ended_left_out.len(),
                 id_ranges(&ended_left_out),
+                match offers("terminal_read") {
+                    true => "; each is readable by its id with terminal_read until it is forgotten",
+                    false => "",
+                },
             ),
         );
     }
@@ -757,6 +845,98 @@ mod tests {
         let long = "é".repeat(LISTED_PROGRAM_BYTES);
         let cut = listed_program(&long);
         assert!(cut.len() <= LISTED_PROGRAM_BYTES + '…'.len_utf8() && cut.ends_with('…'));
+    }
+
+    /// Under a toolbox's subset of the tools, a command's result advises only tools offered
+    /// (review ig: it said "interrupt it with terminal_send", "follow it with terminal_read",
+    /// "terminal_close the shell" to a model offered `terminal_run` alone), in every note of
+    /// every outcome, and so do its errors; under all the tools, each says what it said.
+    #[test]
+    fn a_runs_advice_names_only_the_tools_offered() {
+        use super::super::offered::{self, Offered, assert_names_only, subsets_with};
+        let result = |exit_code, waiting, prompt, timed_out, kind| CommandResult {
+            output: "line\n".repeat(2_000),
+            exit_code,
+            duration: Duration::from_millis(10),
+            output_truncated: true,
+            timed_out,
+            waiting_for_input: waiting,
+            prompt_waiting_for_input: prompt,
+            unread_before: Some((4, 9)),
+            unread_before_dropped: 0,
+            previous_exit_code: None,
+            status: crate::Status { input_kind: kind, ..worst::status() },
+        };
+        let password = Some(crate::InputKind::Password);
+        let results = [
+            result(Some(0), false, true, false, password),
+            result(Some(0), false, true, false, None),
+            result(None, true, false, false, None),
+            result(None, true, false, false, password),
+            result(None, false, false, true, None),
+        ];
+        let ran = |retained, alternate, new_session| Ran {
+            id: SessionId(3),
+            new_session,
+            closed: false,
+            alternate,
+            retained,
+            cannot_ask: Some(crate::mcp::url_secret::CLIENT_CANNOT_ASK),
+            recording: Some("recording not at its path"),
+        };
+        let texts = || {
+            let mut texts = Vec::new();
+            for result in &results {
+                for (retained, alternate, new) in
+                    [(Some((100, 2_100)), false, true), (None, true, false), (None, false, true)]
+                {
+                    let mut budget = Budget::with_copies(1_000, 2);
+                    let ran = ran(retained, alternate, new);
+                    texts.push(run_result(ran, "seq", result, &mut budget).text);
+                }
+            }
+            let readers = [
+                UnmarkedReader::Shell,
+                UnmarkedReader::Other { pid: 7, name: "head".to_owned() },
+                UnmarkedReader::Drawing,
+            ];
+            texts.extend(readers.iter().map(|reader| unmarked_advice(SessionId(3), reader)));
+            let errors = [
+                crate::Error::NoShellIntegration(SessionId(3)),
+                crate::Error::NotAtPrompt { session: SessionId(3), command_running: true },
+            ];
+            texts.extend(errors.into_iter().map(|err| run_error(err).message));
+            for err in [
+                crate::Error::SessionExited(SessionId(3)),
+                crate::Error::SessionClosed(SessionId(3)),
+            ] {
+                texts.push(ended_before(err, "nothing was sent").message);
+            }
+            texts
+        };
+        let all = texts();
+        // Under every tool: advice as it was.
+        let joined = all.join("\n");
+        for advice in [
+            "interrupt it with terminal_send keys=\"<C-c>\"; terminal_close the shell when done]",
+            "follow it with terminal_read (prompt=true, timeout_ms=...)",
+            "then wait for the prompt with terminal_read prompt=true timeout_ms=... before the next command]",
+            ": terminal_list says why and where it is]",
+            "terminal_read session_id=3 lines=\"100-\" reads them]",
+            "terminal_read session_id=3 lines=\"4-9\" shows them]",
+            "to see them, call terminal_read with session_id=3 view=\"scrollback\"",
+            "or use terminal_start without command/argv",
+        ] {
+            assert!(joined.contains(advice), "{advice}: {joined}");
+        }
+        for subset in subsets_with("terminal_run") {
+            let _only = offered::offering(Offered::of(&subset));
+            let texts = texts();
+            assert_names_only(&subset, &texts);
+            if subset.len() == super::super::catalog::TOOLS.len() {
+                assert_eq!(texts, all);
+            }
+        }
     }
 
     /// Output whose start the transcript dropped and whose rest the result cuts gets one way

@@ -11,6 +11,7 @@ use crate::{
 use super::args::Args;
 use super::catalog::MOUSE_ACTIONS;
 use super::lookup;
+use super::offered::has as offers;
 use super::view::{Typed, show, view_args};
 use super::waits::{self, DefaultWait};
 use super::{Call, SessionInput, ToolError, ToolOutput};
@@ -83,9 +84,17 @@ fn spawn_spec(args: &Args, config: &crate::Config) -> Result<SpawnSpec, ToolErro
                 return Err(ToolError::invalid_input("terminal_start: `command` is empty"));
             }
             if integration == Some(true) {
-                return Err(ToolError::invalid_input(
-                    "terminal_start: shell_integration needs an interactive shell, not a command line run by one: omit `command` (the default shell), or give the shell as argv=[\"zsh\"] (bash or zsh), then run commands in it with terminal_run or terminal_send",
-                ));
+                let tools: Vec<&str> = ["terminal_run", "terminal_send"]
+                    .into_iter()
+                    .filter(|tool| offers(tool))
+                    .collect();
+                let then = match tools.is_empty() {
+                    true => String::new(),
+                    false => format!(", then run commands in it with {}", tools.join(" or ")),
+                };
+                return Err(ToolError::invalid_input(format!(
+                    "terminal_start: shell_integration needs an interactive shell, not a command line run by one: omit `command` (the default shell), or give the shell as argv=[\"zsh\"] (bash or zsh){then}"
+                )));
             }
             SpawnSpec::shell(line)
         }
@@ -181,9 +190,14 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         return send_secret(call, args, id, claim);
     }
     if text.is_none() && paste.is_none() && keys.is_none() && !submit {
-        return Err(ToolError::invalid_input(
-            "terminal_send needs something to send: `text`, `keys`, `paste` or submit=true (to read without typing, use terminal_read)",
-        ));
+        return Err(ToolError::invalid_input(format!(
+            "terminal_send needs something to send: `text`, `keys`, `paste` or submit=true{}",
+            if offers("terminal_read") {
+                " (to read without typing, use terminal_read)"
+            } else {
+                ""
+            }
+        )));
     }
     // Checked before anything is sent, so a bad script sends nothing.
     if let Some(keys) = keys
@@ -780,7 +794,11 @@ pub(crate) fn mouse(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
     let screen = session.screen()?;
     if screen.modes.mouse == MouseReporting::Off {
         return Err(ToolError::invalid_input(format!(
-            "session {id}: the program has not enabled mouse reporting, so a mouse event would be lost; nothing was sent. Use terminal_send keys instead (arrows, <Tab>, <Enter>, <PageDown>)"
+            "session {id}: the program has not enabled mouse reporting, so a mouse event would be lost; nothing was sent{}",
+            match offers("terminal_send") {
+                true => ". Use terminal_send keys instead (arrows, <Tab>, <Enter>, <PageDown>)",
+                false => "",
+            }
         )));
     }
     if args.uint("count").is_some() && !action.starts_with("scroll") {
@@ -830,12 +848,18 @@ fn mouse_target(args: &Args, screen: &Screen, action: &str) -> Result<(u16, u16)
                 "terminal_mouse takes `text` or `row` and `col`, not both",
             ));
         }
-        (Some(text), None, None) => screen.find(text).map(|at| (at.row, at.col)).ok_or_else(|| {
-            ToolError::invalid_input(format!(
-                "{} is not on the screen; nothing was sent. Read it with terminal_read view=\"screen\"",
-                super::args::quoted(text)
-            ))
-        })?,
+        (Some(text), None, None) => {
+            screen.find(text).map(|at| (at.row, at.col)).ok_or_else(|| {
+                ToolError::invalid_input(format!(
+                    "{} is not on the screen; nothing was sent{}",
+                    super::args::quoted(text),
+                    match offers("terminal_read") {
+                        true => ". Read it with terminal_read view=\"screen\"",
+                        false => "",
+                    }
+                ))
+            })?
+        }
         (None, Some(row), Some(col)) => (row as u16, col as u16),
         (None, None, None) if action.starts_with("scroll") => (screen.rows / 2, screen.cols / 2),
         _ => {

@@ -14,6 +14,7 @@ mod echoes;
 mod io;
 mod lookup;
 pub(crate) mod names;
+pub(crate) mod offered;
 mod pager_prompts;
 mod per_session;
 pub(crate) mod progress;
@@ -40,6 +41,7 @@ use args::Args;
 use catalog::TOOLS;
 pub(crate) use io::typed_key_name_note;
 use names::{Names, SessionRef};
+use offered::has as offers;
 use screen_diff::SeenScreens;
 pub(crate) use waits::MARKS_NOTE;
 
@@ -183,23 +185,55 @@ impl ToolError {
     }
 }
 
+/// Advice to list the sessions (`list`) or start one (`start`), in the tools offered, joined
+/// by `or` when both are: `"; "` and the advice, or nothing when neither tool is offered.
+fn list_or_start(list: &str, or: &str, start: &str) -> String {
+    let advice: Vec<&str> = [(offers("terminal_list"), list), (offers("terminal_start"), start)]
+        .into_iter()
+        .filter_map(|(offered, advice)| offered.then_some(advice))
+        .collect();
+    match advice.is_empty() {
+        true => String::new(),
+        false => format!("; {}", advice.join(or)),
+    }
+}
+
 impl From<Error> for ToolError {
     fn from(err: Error) -> Self {
+        let read = offers("terminal_read");
         let message = match &err {
             Error::UnknownSession(id) => format!(
-                "session {id} does not exist; call terminal_list to see the sessions, or terminal_start to start one"
+                "session {id} does not exist{}",
+                list_or_start(
+                    "call terminal_list to see the sessions",
+                    ", or ",
+                    "terminal_start to start one"
+                )
             ),
             Error::SessionForgotten { session, kept } => format!(
-                "session {session} ended and was forgotten: only the {kept} most recently ended sessions are kept; terminal_list shows them, terminal_start starts a new one"
+                "session {session} ended and was forgotten: only the {kept} most recently ended sessions are kept{}",
+                list_or_start("terminal_list shows them", ", ", "terminal_start starts a new one")
             ),
             Error::SessionBeforeFirst { session, first } => format!(
-                "session {session} was a session of the server that ran before on this socket, and ended with it: this server numbers its sessions from {first}; call terminal_list to see them, or terminal_start to start one"
+                "session {session} was a session of the server that ran before on this socket, and ended with it: this server numbers its sessions from {first}{}",
+                list_or_start(
+                    "call terminal_list to see them",
+                    ", or ",
+                    "terminal_start to start one"
+                )
             ),
             Error::SessionClosed(id) => format!(
-                "session {id} is closed and accepts no input; terminal_read can still show its last output, and terminal_start starts a new session"
+                "session {id} is closed and accepts no input{}{}",
+                if read { "; terminal_read can still show its last output" } else { "" },
+                match (read, offers("terminal_start")) {
+                    (true, true) => ", and terminal_start starts a new session",
+                    (false, true) => "; terminal_start starts a new session",
+                    _ => "",
+                }
             ),
             Error::SessionExited(id) => format!(
-                "session {id}: its program has exited and accepts no input; read its last output with terminal_read"
+                "session {id}: its program has exited and accepts no input{}",
+                if read { "; read its last output with terminal_read" } else { "" }
             ),
             Error::EngineStopped => {
                 "the terminal engine is shutting down; no session can be used".to_owned()
@@ -339,6 +373,9 @@ pub(crate) struct Call<'a> {
     /// smaller budget ([`Toolbox::max_bytes`](crate::tools::Toolbox::max_bytes)), which advice
     /// to read more keeps within.
     pub largest: usize,
+    /// The tools the caller offers its model, which advice in a result names alone: [`run`]
+    /// makes them the call's thread's, which [`offered::has`] asks.
+    pub offered: offered::Offered,
 }
 
 /// Why session `id` is unknown when it was an earlier server's: this server, started over
@@ -369,9 +406,10 @@ impl Call<'_> {
     /// The session the call's `session_id` names, by id or by name.
     pub(crate) fn session_id(&self, args: &Args) -> Result<SessionId, ToolError> {
         self.optional_session_id(args)?.ok_or_else(|| {
-            ToolError::invalid_input(
-                "the `session_id` argument is required (terminal_list shows the sessions)",
-            )
+            ToolError::invalid_input(format!(
+                "the `session_id` argument is required{}",
+                if offers("terminal_list") { " (terminal_list shows the sessions)" } else { "" }
+            ))
         })
     }
 
@@ -450,7 +488,10 @@ pub(crate) fn refused(action: &str) -> String {
 pub(crate) fn describe_sessions(engine: &Engine, names: &Names, problem: &str) -> String {
     let sessions = engine.list().unwrap_or_default();
     if sessions.is_empty() {
-        return format!("{problem}; there are no sessions: terminal_start starts one");
+        return match offers("terminal_start") {
+            true => format!("{problem}; there are no sessions: terminal_start starts one"),
+            false => format!("{problem}; there are no sessions"),
+        };
     }
     // At most a few: the list grows with every session that ended, and a model reads it.
     let shown = in_listing_order(&sessions);
@@ -506,6 +547,8 @@ pub(crate) fn run(
     if call.engine.config().inject_panic_in_tool.as_deref() == Some(name) {
         panic!("fault injection: the {name} tool panicked");
     }
+    // Advice in the result names only the tools the caller offers.
+    let _offering = offered::offering(call.offered);
     let outcome = match catalog::find(name) {
         Some(tool) => Args::new(tool, arguments).and_then(|args| (tool.run)(call, &args)),
         None => Err(ToolError::invalid_input(format!("unknown tool {}", quoted(name)))),
@@ -637,6 +680,44 @@ mod base64_tests {
         {
             assert_eq!(super::base64(plain.as_bytes()), encoded);
         }
+    }
+}
+
+#[cfg(test)]
+mod offered_tests {
+    use super::offered::{self, Offered, assert_names_only, subsets_with};
+    use super::*;
+
+    /// The library's errors, as a call's result says them, advise only the tools offered
+    /// (review ig); under all the tools, as they said.
+    #[test]
+    fn errors_advise_only_the_tools_offered() {
+        let id = SessionId(3);
+        let texts = || {
+            let errors = [
+                Error::UnknownSession(id),
+                Error::SessionForgotten { session: id, kept: 64 },
+                Error::SessionBeforeFirst { session: id, first: SessionId(9) },
+                Error::SessionClosed(id),
+                Error::SessionExited(id),
+            ];
+            errors.map(|err| ToolError::from(err).message).to_vec()
+        };
+        let all = texts().join("\n");
+        for advice in [
+            "session 3 does not exist; call terminal_list to see the sessions, or terminal_start to start one",
+            "are kept; terminal_list shows them, terminal_start starts a new one",
+            "terminal_read can still show its last output, and terminal_start starts a new session",
+        ] {
+            assert!(all.contains(advice), "{advice}: {all}");
+        }
+        for subset in subsets_with("terminal_read") {
+            let _only = offered::offering(Offered::of(&subset));
+            assert_names_only(&subset, &texts());
+        }
+        let _only = offered::offering(Offered::of(&["terminal_send"]));
+        assert_names_only(&["terminal_send"], &texts());
+        assert!(texts()[0].ends_with("session 3 does not exist"), "{:?}", texts());
     }
 }
 

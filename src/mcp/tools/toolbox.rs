@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex};
 use serde_json::{Map, Value};
 
 use super::catalog::{self, TOOLS};
+use super::offered::Offered;
 use super::view::MAX_BYTES_RANGE;
 use super::{Call, Caller, ToolOutput};
 use crate::Engine;
@@ -320,7 +321,9 @@ impl Toolbox {
     }
 
     /// Only the tools named (the others are neither defined nor callable); an unknown name is
-    /// an error naming the tools there are.
+    /// an error naming the tools there are. Results' advice names only these: where it would
+    /// name another (to read the rest with `terminal_read`, answer with `terminal_send`), it
+    /// is phrased without it or left out.
     pub fn only(mut self, names: &[&str]) -> crate::Result<Toolbox> {
         let mut enabled = Vec::new();
         for name in names {
@@ -445,6 +448,7 @@ impl Toolbox {
             ),
             secrets: self.secrets.as_ref().map_or(Secrets::NoHost, Secrets::Host),
             largest: self.max_bytes.unwrap_or(MAX_BYTES_RANGE.1) as usize,
+            offered: Offered::of(&self.enabled),
         };
         // A panic in the tool's code (a bug) fails this call alone, as the MCP server's does;
         // the tools run on the caller's thread, holding only handles, so the engine and its

@@ -1265,7 +1265,8 @@ fn layout(
         let state = match reading.new.status.activity {
             crate::Activity::Exited(_) => "ran and has exited",
             crate::Activity::Closed(_) => "ran and was closed",
-            _ => "runs (wait on it with terminal_read)",
+            _ if super::offered::has("terminal_read") => "runs (wait on it with terminal_read)",
+            _ => "runs",
         };
         let id = reading.id;
         push_block(
@@ -1288,12 +1289,13 @@ fn layout(
     }
     if let Some((first, last)) = reading.unshown {
         let id = reading.id;
-        push_block(
-            &mut text,
-            &format!(
+        let note = match super::offered::has("terminal_read") {
+            true => format!(
                 "[new output not on this screen: lines {first}-{last}; terminal_read session_id={id} lines=\"{first}-{last}\" shows them]"
             ),
-        );
+            false => format!("[new output not on this screen: lines {first}-{last}]"),
+        };
+        push_block(&mut text, &note);
     }
     if omitted > 0 {
         // The retained transcript is left out from its first line; new output from its own.
@@ -1759,6 +1761,38 @@ mod tests {
                     assert!(size <= max + MAX_BYTES_OVERHEAD, "{case}");
                 }
             }
+        }
+    }
+
+    /// Under a toolbox's subset of the tools, a read's notes advise only tools offered (review
+    /// ig): output left out, output not on the screen, the screen cut, a refused wait's
+    /// program that runs on; under all the tools, each says what it said.
+    #[test]
+    fn a_reads_advice_names_only_the_tools_offered() {
+        use super::super::offered::{self, Offered, assert_names_only, subsets_with};
+        let screen = screen_of("title".into(), vec!["row ".repeat(100); 40]);
+        let mut full = reading(worst::string(2_000), Some(screen));
+        full.new.status.activity = crate::Activity::Running;
+        let reports = reports();
+        let refused = reports.last().filter(|r| r.refused.is_some());
+        let texts = || {
+            let views = [View::New, View::Screen, View::Scrollback];
+            let layouts =
+                views.map(|view| layout(&full, view, Budget::with_copies(1_000, 2), refused, true));
+            layouts.map(|(output, _)| output.text).to_vec()
+        };
+        let all = texts().join("\n");
+        for advice in [
+            "runs (wait on it with terminal_read)",
+            "; terminal_read session_id=18446744073709551615 lines=\"18446744073709551614-18446744073709551615\" shows them]",
+            "read them by line number with terminal_read session_id=",
+            "of the screen left out; call terminal_read with view=\"screen\"",
+        ] {
+            assert!(all.contains(advice), "{advice}: {all}");
+        }
+        for subset in subsets_with("terminal_send") {
+            let _only = offered::offering(Offered::of(&subset));
+            assert_names_only(&subset, &texts());
         }
     }
 

@@ -7,6 +7,7 @@ use crate::{Activity, Config, Fired, Screen, Session, Until};
 
 use super::args::Args;
 use super::budget::{Budget, LABEL, MATCHED};
+use super::offered::has as offers;
 use super::progress::await_reply;
 use super::{Call, ToolError};
 
@@ -305,8 +306,12 @@ fn refusal(plan: &Plan, session: &Session) -> crate::Result<Option<String>> {
         && !session.status()?.shell_integration
     {
         return Ok(Some(format!(
-            "session {} was not started with shell integration and marks no prompts, so prompt can never hold: wait with for_regex on its prompt's text, input_wait or stable_ms instead (terminal_start without command or argv starts a shell with integration)",
-            session.id()
+            "session {} was not started with shell integration and marks no prompts, so prompt can never hold: wait with for_regex on its prompt's text, input_wait or stable_ms instead{}",
+            session.id(),
+            match offers("terminal_start") {
+                true => " (terminal_start without command or argv starts a shell with integration)",
+                false => "",
+            }
         )));
     }
     let Places { row, cursor } = plan.places;
@@ -370,7 +375,11 @@ pub(crate) fn run_after(
         ToolError::with_code(
             code,
             format!(
-                "{done}; its wait could not start: {why}; do not repeat it: read the output with terminal_read{when}"
+                "{done}; its wait could not start: {why}; do not repeat it{}",
+                match offers("terminal_read") {
+                    true => format!(": read the output with terminal_read{when}"),
+                    false => String::new(),
+                }
             ),
         )
     };
