@@ -505,6 +505,29 @@ mod tests {
         assert_eq!(home.apply(text), "/mnt/tmp/termloom-home-0000001-0000/x [HOME]/x");
     }
 
+    /// A folder under a path named like the path is not replaced again, by the path's second
+    /// pass nor by another path's filter (review xf: `/src/src/main.rs` of a crate at `/src`
+    /// was `[CRATE][CRATE]/main.rs`, `[HOME]`'s rest took `[CRATE]`); a diff's signs and a
+    /// response file's `@` at a word's start go before a path replaced (they did before the
+    /// path's start was looked at).
+    #[test]
+    fn a_replaced_paths_rest_is_not_replaced_again() {
+        let krate = Redactions::new().path(Path::new("/src"), "[CRATE]");
+        assert_eq!(
+            krate.apply("error at /src/src/main.rs:3:5"),
+            "error at [CRATE]/src/main.rs:3:5"
+        );
+        let both = Redactions::new().home(Path::new("/tmp/h")).path(Path::new("/w/c"), "[CRATE]");
+        assert_eq!(both.apply("/tmp/h/w/c/x /w/c/x"), "[HOME]/w/c/x [CRATE]/x");
+        let text = "+/src/a\n-/src/b\ncc @/src/args x+/src/c";
+        assert_eq!(krate.apply(text), "+[CRATE]/a\n-[CRATE]/b\ncc @[CRATE]/args x+/src/c");
+        let mut settings = insta::Settings::new();
+        krate.apply_to(&mut settings);
+        settings.bind(|| {
+            insta::assert_snapshot!("/src/src/main.rs +/src/a", @"[CRATE]/src/main.rs +[CRATE]/a")
+        });
+    }
+
     /// A session's own home is named for it alone: what goes on after it is a file beside it,
     /// `[HOME].bak`, and a sentence may end on it (review xc: the raw path, with the test's
     /// pid, stayed, so the snapshot changed every run).

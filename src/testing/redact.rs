@@ -151,9 +151,11 @@ impl Redactions {
     /// the start of the text or after a character that is none of those nor `/` (a blank, a
     /// quote, `=`, `:`, a bracket, a box-drawing border...), so that a longer path ending
     /// with it stays (`/mnt/tmp/x` and `./tmp/x` are other files), and so does one right
-    /// after a letter or a digit (`v2/tmp/x`); after a short option (`-I/tmp/x`, `-L/tmp/x`,
-    /// as a compiler's command line has them) and in a `file://` URL (`file:///tmp/x/a`
-    /// becomes `file://[NAME]/a`) it is replaced. A path right after
+    /// after a letter or a digit (`v2/tmp/x`), or a `]` (a replacement's end: a folder of the
+    /// same name under the path, `[NAME]/tmp/x/a`, stays); after a short option (`-I/tmp/x`,
+    /// `-L/tmp/x`, as a compiler's command line has them), a diff's or a response file's sign
+    /// at a word's start (`+/tmp/x`, `-/tmp/x`, `@/tmp/x`) and in a `file://` URL
+    /// (`file:///tmp/x/a` becomes `file://[NAME]/a`) it is replaced. A path right after
     /// another (`/tmp/x:/tmp/x/bin`) is replaced as well: the filter is applied twice (also
     /// as an insta filter, [`Redactions::apply_to`]), the character between them serving as
     /// the first one's end and then as the second one's start. A path goes before a shorter
@@ -825,10 +827,13 @@ pub(super) fn split_rows(line: &str, cols: u16, rows: usize) -> Vec<String> {
 }
 
 /// What may stand before a path [`Redactions::path`] replaces, a pattern: the start of the
-/// text or a character that does not go on a file name (`/` neither: `/mnt/x` is not `/x`),
-/// either with a short option after it (`-I/x`, `-L/x`, as compilers take them), or a
+/// text or a character that does not go on a file name (`/` neither: `/mnt/x` is not `/x`;
+/// nor `]`, which ends the kit's replacements: `[CRATE]/w/c` of a crate at `/w/c` holding a
+/// folder `w/c` is not replaced again by the second pass, nor a crate's path in `[HOME]`'s
+/// rest by another filter), either with a short option after it (`-I/x`, `-L/x`, as
+/// compilers take them) or a diff's or a response file's sign (`+/x`, `-/x`, `@/x`), or a
 /// `file://` URL's scheme.
-const PATH_START: &str = r"(?:^|[^\w.\-+~@%/])(?:-[A-Za-z])?|file://";
+const PATH_START: &str = r"(?:^|[^\w.\-+~@%/\]])(?:-[A-Za-z]|[-+@])?|file://";
 
 /// How many times a filter is applied: a path's twice, so that one right after another, the
 /// character between them taken as the first one's end, is replaced too.
