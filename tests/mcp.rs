@@ -5020,6 +5020,31 @@ fn a_focused_button_is_marked_inside_a_marked_dialog() {
     client.finish();
 }
 
+/// whiptail's entry field is wider than the box's border beside it on its row (`│ ____ │`):
+/// taken by its cells for the row's look, the field made the border stand out inside the
+/// row and the row stand out of the box's column, marks three deep (`⟦⟦⟦│ ⟧____⟦ │⟧⟧⟧`). The
+/// row is the box's, the field marked once inside it, and typing changes it there.
+#[test]
+fn a_dialogs_entry_field_is_marked_once_inside_its_box() {
+    if !common::require("whiptail") {
+        return;
+    }
+    let mut client = Client::initialized("2025-11-25");
+    let argv = json!(["whiptail", "--passwordbox", "Password", "10", "40"]);
+    let started = client.call(
+        "terminal_start",
+        json!({"argv": argv, "for_screen_text": "<Cancel>", "cols": 80, "rows": 24}),
+    );
+    let shown = text(&started);
+    assert!(shown.contains("⟦│ ⟦____") && !shown.contains("⟦⟦"), "{shown}");
+    let id = started["structuredContent"]["session_id"].clone();
+    let typed = client.call("terminal_send", json!({"session_id": id, "text": "abc"}));
+    let shown = text(&typed);
+    assert!(shown.contains("⟦│ ⟦***___") && !shown.contains("⟦⟦"), "{shown}");
+    client.tool("terminal_close", json!({"session_id": id}));
+    client.finish();
+}
+
 /// fzf draws a gutter in its selection's background beside every entry, and tig a line
 /// between its views: each row's blank or `│` was marked (`⟦ ⟧ grape`), and beside a list
 /// taller than the highlights' number nothing at all, the selected entry neither. Runs drawn

@@ -198,11 +198,11 @@ pub(super) fn merged(marked: impl Iterator<Item = Marked>) -> Vec<Marked> {
 }
 
 /// The runs of a marked `span` (touching runs on one row) whose background (or inverse)
-/// is not the one most of its cells have: the focused button of a dialog whose rows are
+/// is not the span's own ([`span_look`]): the focused button of a dialog whose rows are
 /// marked whole, marked again inside them (`⟦  ⟦<Yes>⟧    <No>  ⟧`). Merged with the rest,
 /// the button was not told from the other, nor was moving the focus a change.
 pub(super) fn standing_out_within<'a>(span: &'a [&StyleRun]) -> impl Iterator<Item = Marked> + 'a {
-    let most = most_look(span).filter(|(_, alone)| !alone).map(|(look, _)| look);
+    let most = span_look(span).filter(|(_, alone)| !alone).map(|(look, _)| look);
     // Touching runs of one look are one mark; of two, two.
     span.chunk_by(move |a, b| look(a) == look(b))
         .filter(move |same| most.as_ref().is_some_and(|most| look(same[0]) != *most))
@@ -239,6 +239,18 @@ fn touching(a: &StyleRun, b: &StyleRun) -> bool {
 /// A run's look, what a mark tells apart: its background, and whether it is inverse.
 pub(super) fn look(run: &StyleRun) -> (String, bool) {
     (run.bg.clone(), run.attrs.contains(&"inverse"))
+}
+
+/// A marked span's own look (touching runs on one row), and whether it is its only one: the
+/// look its first and last runs share, when they share one, which frames what is between
+/// them; else that of most of its cells ([`most_look`]). whiptail's entry field is wider than
+/// the box's border around it on its row (`│ ____ │`): taken by its cells, the field was
+/// the row's look, the border marked inside it and the row again as the one of its column
+/// that stands out ([`standing_out_of_column`]), marks three deep (`⟦⟦⟦│ ⟧____⟦ │⟧⟧⟧`).
+fn span_look(span: &[&StyleRun]) -> Option<((String, bool), bool)> {
+    let (most, alone) = most_look(span)?;
+    let (first, last) = (look(span.first()?), look(span.last()?));
+    Some(if first == last { (first, alone) } else { (most, alone) })
 }
 
 /// The look of most of the cells of `runs` (of two with as many cells, the first met), and
@@ -362,8 +374,7 @@ pub(crate) fn painted_by_curses(screen: &Screen, runs: &[StyleRun]) -> bool {
 
 /// The marked spans (touching runs on one row, in row order) of a column of them that stand
 /// out from the rest: in a stack of three or more spans starting at the same column on
-/// consecutive rows (a completion menu), the one span whose look (background or inverse, of
-/// most of its cells) differs when all the others share one, marked again
+/// consecutive rows (a completion menu), the one span whose look ([`span_look`]) differs when all the others share one, marked again
 /// (`⟦⟦[1,2,3].map!⟧⟧`): irb's menu shows its entries cyan and the selected one magenta, all
 /// marked alike, so a Tab that moved the selection read as no change.
 pub(super) fn standing_out_of_column(spans: &[&[&StyleRun]]) -> impl Iterator<Item = Marked> {
@@ -373,7 +384,7 @@ pub(super) fn standing_out_of_column(spans: &[&[&StyleRun]]) -> impl Iterator<It
     let mut stacks: Vec<Vec<Span>> = Vec::new();
     for span in spans {
         let (Some(first), Some(last)) = (span.first(), span.last()) else { continue };
-        let Some((look, _)) = most_look(span) else { continue };
+        let Some((look, _)) = span_look(span) else { continue };
         let this = (first.row, first.col, last.col.saturating_add(last.width), look);
         let stack = stacks.iter_mut().rev().find(|stack| {
             stack.last().is_some_and(|&(row, col, _, _)| col == this.1 && row + 1 == this.0)
