@@ -2246,6 +2246,28 @@ fn the_default_wait_settles_a_full_screen_program_redrawing_on_a_timer() {
     client.finish();
 }
 
+/// `watch` leaves the cursor in the bottom-right corner: its whole screen was its two lines,
+/// then 29 blank rows down to that cursor at 120x32. The header tells where the cursor is;
+/// the rows shown end with the text.
+#[test]
+fn the_blank_rows_down_to_a_cursor_parked_in_a_corner_are_not_shown() {
+    if !require("watch") {
+        return;
+    }
+    let mut client = Client::initialized("2025-11-25");
+    // (The default wait: settled once watch redraws on its timer, its cursor moved to the
+    // corner after its text, which a wait for that text could end before.)
+    let start = json!({"argv": ["watch", "-n", "1", "echo", "hello"], "cols": 120, "rows": 32});
+    let result = client.call("terminal_start", start);
+    let said = text(&result);
+    assert!(said.contains("redrawing on a timer"), "{said}");
+    assert!(said.contains("cursor row 31 col 119 ---"), "{said}");
+    assert!(said.ends_with("\nhello"), "{said:?}");
+    let id = result["structuredContent"]["session_id"].clone();
+    client.call("terminal_close", json!({ "session_id": id }));
+    client.finish();
+}
+
 /// Starts each program (`argv`) with the default wait, which must end settled, quiet, before
 /// its cap (10 s, which ends it "still busy"), showing `shown`.
 fn settle_soon(cases: &[(Vec<&str>, &str)]) {

@@ -80,7 +80,7 @@ pub(crate) struct Frame {
     hashes: Vec<u64>,
     /// The cursor's row with its runs and the cursor marked, when the cursor is visible.
     cursor_line: Option<String>,
-    /// Rows up to the last non-empty one or the cursor's.
+    /// Rows shown of a whole screen: see [`shown_rows`].
     used: usize,
     /// The window title.
     title: String,
@@ -100,21 +100,19 @@ impl Frame {
     /// `SeenScreens::remember`), not a new one that would push the one before it, the base
     /// a dialog closed is told against, out of the looks kept.
     pub(crate) fn shows_same(&self, other: &Frame) -> bool {
-        self.cursor == other.cursor && self.same_but_cursor(other, false)
+        self.cursor == other.cursor && self.same_but_cursor(other)
     }
 
     /// Whether the caller is shown the same in both: [`Self::shows_same`], but a hidden
-    /// cursor's place, which no result marks (the header says `cursor hidden`; a whole read
-    /// shows blank rows down to it, blank rows either way). A whole read of such a screen is
+    /// cursor's place, which no result marks (the header says `cursor hidden`). A whole read of such a screen is
     /// the look it matches, not a new one (see `Seen::seen_again`).
     pub(crate) fn looks_same(&self, other: &Frame) -> bool {
         let hidden = !self.cursor.visible && !other.cursor.visible;
-        (self.cursor == other.cursor || hidden) && self.same_but_cursor(other, hidden)
+        (self.cursor == other.cursor || hidden) && self.same_but_cursor(other)
     }
 
-    /// [`Self::shows_same`] but for the cursor; with `hidden` (both cursors hidden), the rows
-    /// used down to a hidden cursor too, blank rows.
-    fn same_but_cursor(&self, other: &Frame, hidden: bool) -> bool {
+    /// [`Self::shows_same`] but for the cursor.
+    fn same_but_cursor(&self, other: &Frame) -> bool {
         let Frame {
             cols,
             rows,
@@ -142,7 +140,7 @@ impl Frame {
                 &other.runs,
                 &other.styles,
             )
-            && (hidden || used == &other.used)
+            && used == &other.used
             && (hashes, cursor_line, title, painted)
                 == (&other.hashes, &other.cursor_line, &other.title, &other.painted)
     }
@@ -193,6 +191,7 @@ impl Frame {
             usize::from(cursor.col) <= usize::from(cell_col(line, line.len())) + MAX_CURSOR_PAD;
         let cursor_line = (cursor.visible && on_blank && near)
             .then(|| decorate(text(row), row_runs(row), Some(cursor.col)));
+        let used = shown_rows(screen, cursor_line.is_some());
         Frame {
             cols: screen.cols,
             rows: screen.rows,
@@ -203,7 +202,7 @@ impl Frame {
             runs,
             styles,
             cursor_line,
-            used: screen.used_rows(),
+            used,
             hashes,
             title: screen.title.clone(),
             painted: painted_by_curses(screen, runs_given),
@@ -362,6 +361,21 @@ impl Frame {
         }
         rows
     }
+}
+
+/// How many of `screen`'s rows a whole look shows: down to its last row with text, and down
+/// to the cursor's when its mark is drawn there (`marked`: visible, on a blank cell near its
+/// row's text), where typing goes (a prompt's cursor on a blank row below the text). A cursor
+/// not marked, hidden or parked far past its row's text (`watch`'s in the bottom-right
+/// corner, 29 blank rows below its text at 120x32), is told by the header alone (`cursor row
+/// 31 col 119`): blank rows down to it cost bytes and say nothing more.
+fn shown_rows(screen: &Screen, marked: bool) -> usize {
+    let text = screen.lines.iter().rposition(|row| !row.is_empty()).map_or(0, |row| row + 1);
+    let cursor = match marked {
+        true => usize::from(screen.cursor.row) + 1,
+        false => 0,
+    };
+    text.max(cursor).min(screen.lines.len())
 }
 
 mod changes;

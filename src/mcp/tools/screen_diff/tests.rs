@@ -44,17 +44,23 @@ fn the_cursor_is_marked_on_its_cell() {
 }
 
 /// A cursor parked far past its row's text (`watch` leaves it in the bottom-right
-/// corner) is told in the header, not marked after a run of blanks.
+/// corner) is told in the header, not marked after a run of blanks, and the blank rows down
+/// to it are not shown; nor are those down to a hidden cursor. One marked on a blank row
+/// below the text (a prompt's) is shown there.
 #[test]
 fn a_cursor_far_past_its_rows_text_is_not_marked() {
     let at = |col: u16| {
-        let mut screen = screen(&["$ ls", ""], (1, col));
+        let mut screen = screen(&["$ ls", "", "", ""], (3, col));
         screen.cols = 80;
-        Frame::new(&screen, &[], Styles::Meaningful)
+        screen
     };
-    assert_eq!(at(16).text(&Shape::Whole), format!("$ ls\n{}▌", " ".repeat(16)));
-    assert!(!at(17).cursor_marked());
-    assert_eq!(at(79).text(&Shape::Whole), "$ ls\n");
+    let frame = |screen: &Screen| Frame::new(screen, &[], Styles::Meaningful);
+    assert_eq!(frame(&at(16)).text(&Shape::Whole), format!("$ ls\n\n\n{}▌", " ".repeat(16)));
+    assert!(!frame(&at(17)).cursor_marked());
+    assert_eq!(frame(&at(79)).text(&Shape::Whole), "$ ls");
+    let mut hidden = at(0);
+    hidden.cursor.visible = false;
+    assert_eq!(frame(&hidden).text(&Shape::Whole), "$ ls");
 }
 
 #[test]
