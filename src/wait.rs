@@ -66,7 +66,8 @@ pub(crate) enum Cond {
     InputWait,
     /// The terminal's input queue was found empty at least this long ago, after the last
     /// input, and the program printed since; or `UNANSWERED_READ` longer ago, the program
-    /// silent since (see [`Until::input_read`]).
+    /// silent since and its foreground group not blocked on the terminal (see
+    /// [`Until::input_read`]).
     InputRead(Duration),
     Any(Vec<Until>),
 }
@@ -144,9 +145,9 @@ pub(crate) struct StateView {
     /// redraw or as long as its pace holds, for this much longer (`None`: no such row, or
     /// lines printed and ended): its silence is no sign it settled.
     pub paced: Option<Duration>,
-    /// When a look found the terminal's input queue empty after the last input, and whether
-    /// the program printed after that look (`None`: not looked for, or input still unread):
-    /// see [`Until::input_read`].
+    /// When a look found the terminal's input queue empty after the last input, whether the
+    /// program printed after that look, and what a look at its readers then found (`None`:
+    /// not looked for, or input still unread): see [`Until::input_read`].
     pub input_read_for: Option<InputRead>,
 }
 
@@ -158,28 +159,46 @@ pub(crate) struct InputRead {
     pub ago: Duration,
     /// Whether the program printed after it.
     pub printed: bool,
+    /// Whether a thread of the foreground group was seen blocked on the terminal (reading it,
+    /// or polling it, whatever the timer; or that could not be told) by the one look made
+    /// once the program had printed nothing for [`UNANSWERED_READ`] since: a relay
+    /// (`script`, `sudo` with `use_pty`, `ssh`, `docker exec`) read the input at once for a
+    /// program on a terminal of its own, which may still be busy and not have read it.
+    /// `None`: not looked yet.
+    pub reader_seen: Option<bool>,
 }
 
 impl InputRead {
     /// How much longer until input found read so holds for `Until::input_read(duration)`:
-    /// `duration` after the look when the program printed since, [`UNANSWERED_READ`] more
-    /// when it did not.
-    fn left(&self, duration: Duration) -> Duration {
-        let bound = match self.printed {
-            true => duration,
-            false => duration.saturating_add(UNANSWERED_READ),
+    /// `duration` after the look when the program printed since; [`UNANSWERED_READ`] more
+    /// when it did not and no reader of the terminal was seen then; at least until the
+    /// readers are looked at ([`UNANSWERED_READ`] after the look, never zero) before that;
+    /// `None` (only output can make it hold) when one was seen.
+    fn left(&self, duration: Duration) -> Option<Duration> {
+        let bound = match (self.printed, self.reader_seen) {
+            (true, _) => duration,
+            (false, Some(false)) => duration.saturating_add(UNANSWERED_READ),
+            (false, Some(true)) => return None,
+            (false, None) => {
+                return Some(UNANSWERED_READ.saturating_sub(self.ago).max(INPUT_WAIT_POLL));
+            }
         };
-        bound.saturating_sub(self.ago)
+        Some(bound.saturating_sub(self.ago))
     }
 }
 
 /// How much longer than its time [`Until::input_read`] waits when the program printed nothing
-/// after its input was found read: one waiting for a key code's rest after an Escape (a
-/// second at most) prints its answer once its timer ends; on a loaded machine it may run
-/// only later, and the keys typed meanwhile would come in the same read as the Escape. A
-/// program that never prints once it read the input (a game polling the terminal) gets the
-/// next keys this much later, not at the end of the caller's wait.
-const UNANSWERED_READ: Duration = crate::os::procfs::SHORT_TIMER;
+/// after its input was found read: one waiting for a key code's rest after an Escape with a
+/// timer of a second or less (a longer one is taken for a wait for input, and gets the keys
+/// after the Escape within it) prints its answer once its timer ends; on a loaded machine it
+/// may run only later, and the keys typed meanwhile would come in the same read as the
+/// Escape. A program that never prints once it read the input (a game polling the terminal)
+/// gets the next keys this much later, not at the end of the caller's wait. Also how long
+/// after the input was found read, the program silent since, the foreground group's threads
+/// are looked at once ([`InputRead::reader_seen`]): one blocked on the terminal then is a
+/// relay (or a program waiting for input, which `Until::input_wait` meets), and silence
+/// then says nothing of the program behind it.
+pub(crate) const UNANSWERED_READ: Duration = crate::os::procfs::SHORT_TIMER;
 
 /// How long a program asking for a line stays quiet before a wait for something else gives up
 /// ([`Until::asks_for_line`]): a thread of its own that prints now and then (progress while
@@ -642,14 +661,19 @@ impl Until {
     /// The program read every byte of input sent to the terminal (its input queue was found
     /// empty, in raw mode) at least `duration` ago, and printed after it was found so: it
     /// took the input and went on with it; or, when it printed nothing since, a second more
-    /// (a program that waits for the rest of a key code after an Escape, vim's `ttimeout`,
-    /// ncurses's `ESCDELAY`, prints nothing until its timer ends, and on a loaded machine may
-    /// run only a while after that: keys typed meanwhile would reach it with the Escape). A
-    /// program that never waits for input (a game that polls the terminal between the frames
-    /// of its clock, printing or not) reads a lone Escape so, and the keys after it may be
-    /// typed without waiting for [`Until::input_wait`], which it never meets. One busy (vim
-    /// in `system()`, its terminal in canonical mode; or busy in raw mode) has not read it:
-    /// it is not taken for done. Linux; elsewhere it never holds.
+    /// (a program that waits for the rest of a key code after an Escape with a timer of a
+    /// second or less, vim's `ttimeout`, ncurses's `ESCDELAY`, prints nothing until its timer
+    /// ends, and on a loaded machine may run only a while after that: keys typed meanwhile
+    /// would reach it with the Escape), provided no thread of the terminal's foreground group
+    /// was blocked on the terminal (reading it, or polling it) a second after it was found
+    /// read: a relay (`script`, `sudo` with `use_pty`, `ssh`, `docker exec`) reads the input
+    /// at once and waits on the terminal again, while the program it relays to may still be
+    /// busy and not have read it; behind one, only output counts. A program that never waits
+    /// for input (a game that polls the terminal between the frames of its clock, printing or
+    /// not) reads a lone Escape so, and the keys after it may be typed without waiting for
+    /// [`Until::input_wait`], which it never meets. One busy (vim in `system()`, its terminal
+    /// in canonical mode; or busy in raw mode) has not read it: it is not taken for done.
+    /// Linux; elsewhere it never holds.
     pub fn input_read(duration: Duration) -> Until {
         Until(Cond::InputRead(duration))
     }
@@ -877,7 +901,9 @@ impl Until {
             }
             Cond::Prompt => view.at_prompt,
             Cond::InputWait => view.input_wait == Some(true) && view.stable_for >= view.settle,
-            Cond::InputRead(d) => view.input_read_for.is_some_and(|read| read.left(*d).is_zero()),
+            Cond::InputRead(d) => {
+                view.input_read_for.is_some_and(|read| read.left(*d).is_some_and(|l| l.is_zero()))
+            }
             Cond::AsksForLine => {
                 view.input_wait == Some(true)
                     && view.line_input
@@ -918,10 +944,11 @@ impl Until {
                 INPUT_WAIT_POLL
             }),
             // Looked at again until the queue is found empty, then at the time's end (output
-            // checks it again too).
-            Cond::InputRead(d) => {
-                Some(view.input_read_for.map_or(INPUT_WAIT_POLL, |read| read.left(*d)))
-            }
+            // checks it again too; only output, once a reader of the terminal was seen).
+            Cond::InputRead(d) => match view.input_read_for {
+                None => Some(INPUT_WAIT_POLL),
+                Some(read) => read.left(*d),
+            },
             // Nothing to look at again before the program prints or is typed to.
             Cond::AsksForLine if !view.answered_since => None,
             Cond::AsksForLine => {
@@ -1402,25 +1429,39 @@ mod tests {
     }
 
     /// `input_read` holds once the input was found read for its time when the program printed
-    /// since, [`UNANSWERED_READ`] later when it did not, and is looked at again until then.
+    /// since, [`UNANSWERED_READ`] later when it did not and no reader of the terminal was seen
+    /// (never by time when one was: a relay), and is looked at again until then.
     #[test]
     fn input_read_holds_once_read_for_its_time() {
         let ms = Duration::from_millis;
         let until = Until::input_read(ms(1100));
-        let view = |read: Option<(u64, bool)>| StateView {
-            input_read_for: read.map(|(ago, printed)| InputRead { ago: ms(ago), printed }),
+        let view = |read: Option<(u64, bool, Option<bool>)>| StateView {
+            input_read_for: read.map(|(ago, printed, reader_seen)| InputRead {
+                ago: ms(ago),
+                printed,
+                reader_seen,
+            }),
             ..quiet_view(0)
         };
         assert!(until.match_state(&view(None)).is_none());
-        assert!(until.match_state(&view(Some((1000, true)))).is_none());
-        assert!(until.match_state(&view(Some((1100, true)))).is_some());
-        assert!(until.match_state(&view(Some((1100, false)))).is_none());
+        assert!(until.match_state(&view(Some((1000, true, None)))).is_none());
+        assert!(until.match_state(&view(Some((1100, true, None)))).is_some());
+        assert!(until.match_state(&view(Some((1100, false, Some(false))))).is_none());
         let quiet = 1100 + UNANSWERED_READ.as_millis() as u64;
-        assert!(until.match_state(&view(Some((quiet - 1, false)))).is_none());
-        assert!(until.match_state(&view(Some((quiet, false)))).is_some());
+        assert!(until.match_state(&view(Some((quiet - 1, false, Some(false))))).is_none());
+        assert!(until.match_state(&view(Some((quiet, false, Some(false))))).is_some());
+        // Not looked at yet, or a reader (a relay) seen: silence alone never holds.
+        assert!(until.match_state(&view(Some((quiet, false, None)))).is_none());
+        assert!(until.match_state(&view(Some((60_000, false, Some(true))))).is_none());
+        assert!(until.match_state(&view(Some((1100, true, Some(true))))).is_some());
         assert_eq!(until.recheck_in(&view(None)), Some(INPUT_WAIT_POLL));
-        assert_eq!(until.recheck_in(&view(Some((1000, true)))), Some(ms(100)));
-        assert_eq!(until.recheck_in(&view(Some((1000, false)))), Some(ms(100) + UNANSWERED_READ));
+        assert_eq!(until.recheck_in(&view(Some((1000, true, None)))), Some(ms(100)));
+        let silent = view(Some((1000, false, Some(false))));
+        assert_eq!(until.recheck_in(&silent), Some(ms(100) + UNANSWERED_READ));
+        let unlooked = view(Some((400, false, None)));
+        assert_eq!(until.recheck_in(&unlooked), Some(UNANSWERED_READ - ms(400)));
+        assert_eq!(until.recheck_in(&view(Some((quiet, false, None)))), Some(INPUT_WAIT_POLL));
+        assert_eq!(until.recheck_in(&view(Some((1000, false, Some(true))))), None);
         assert!(until.needs_input_read() && !Until::input_wait().needs_input_read());
     }
 

@@ -1363,3 +1363,40 @@ fn keys_after_an_escape_read_by_a_quiet_poller_go_soon() {
         toolbox.call("terminal_close", &json!({"session_id": id}));
     }
 }
+
+/// Keys after an Escape typed through a relay (`script`, as `sudo` with `use_pty`, `ssh` or
+/// `docker exec` relay) to a program busy in raw mode wait until it read the Escape (review
+/// xe): the relay reads the Escape at once and waits on the terminal again, printing
+/// nothing, while the program behind it computes for 4 s before it reads; silence alone (a
+/// second after `AFTER_AN_ESCAPE_READ`) typed the `q`, which it read with the Escape as
+/// Alt-q (`1b71`). The program prints each read, with its time, once it reads `q`.
+#[test]
+fn keys_after_an_escape_through_a_relay_wait_for_the_busy_program() {
+    if !require("script") || !require("python3") {
+        return;
+    }
+    let program = std::env::temp_dir().join(format!("termloom-busy-{}.py", std::process::id()));
+    std::fs::write(&program, include_str!("common/busy_after_x.py")).unwrap();
+    let inner = format!("python3 {}", program.display());
+    let argv = json!(["script", "-qfc", inner, "/dev/null"]);
+    let toolbox = Toolbox::new(engine());
+    let started =
+        toolbox.call("terminal_start", &json!({"argv": argv, "for_screen_text": "ready"}));
+    assert!(!started.is_error, "{}", started.text);
+    let id = started.structured.unwrap()["session_id"].clone();
+    let send = json!({"session_id": id, "keys": "x<Esc>q", "timeout_ms": 15000});
+    let answer = toolbox.call("terminal_send", &send);
+    let read =
+        json!({"session_id": id, "view": "screen", "for_screen_text": "71", "timeout_ms": 15000});
+    let screen = toolbox.call("terminal_read", &read);
+    let _ = std::fs::remove_file(&program);
+    let hexes: Vec<&str> = screen
+        .text
+        .lines()
+        .filter_map(|line| line.trim_end().split_once(' '))
+        .filter(|(time, _)| time.parse::<f64>().is_ok())
+        .map(|(_, hex)| hex.trim_end_matches('▌'))
+        .collect();
+    assert_eq!(hexes, ["78", "1b", "71"], "{}\n{}", answer.text, screen.text);
+    toolbox.call("terminal_close", &json!({"session_id": id}));
+}

@@ -1181,10 +1181,11 @@ pub fn part_read_bound(
 
 /// How long after a program read an Escape typed alone, and went on (printed since), the keys
 /// after it are typed when it does not wait for input ([`escape_read`]; a second more when it
-/// printed nothing since): longer than any
-/// wait for the rest of a key code after an Escape (a second at most: vim's `timeoutlen`,
-/// ncurses's `ESCDELAY`, mc's timer; a poll with a longer timer is an idle tick), and 100 ms
-/// of slack. Given
+/// printed nothing since): longer than a wait for the rest of a key code after an Escape
+/// with a timer of a second or less (vim's `timeoutlen`, ncurses's `ESCDELAY` and mc's timer
+/// as set by default), and 100 ms of slack. A longer timer (vim's `ttimeoutlen=1800`,
+/// `ESCDELAY=1500`) is a poll the probe takes for a wait for input, as an idle tick: the keys
+/// after the Escape go within it, and are read with it. Given
 /// [`BETWEEN_ESCAPES`], vim `-u NONE` (which draws within its second's wait) took
 /// `<Esc>Otwo` for the keypad's 4 again.
 pub const AFTER_AN_ESCAPE_READ: std::time::Duration =
@@ -1197,12 +1198,16 @@ pub const AFTER_AN_ESCAPE_READ: std::time::Duration =
 /// ([`Until::input_read`](crate::Until::input_read)). A program that never waits for input
 /// (a game polling the terminal between the frames of its clock, or polling and printing
 /// nothing) gets the keys after the Escape so, a second or two on, not at the end of the
-/// caller's wait (10 s or more); one waiting for the rest of a key code (vim's `ttimeout`,
-/// ncurses's `ESCDELAY`) has answered the Escape alone by then, and one busy in canonical
+/// caller's wait (10 s or more); one waiting for the rest of a key code with a timer of a
+/// second or less (vim's `ttimeout`, ncurses's `ESCDELAY`) has answered the Escape alone by
+/// then (a longer timer is taken for a wait for input, and the keys after the Escape come
+/// within it, [`AFTER_AN_ESCAPE_READ`]); the Escape read by a relay waiting on the terminal
+/// again (`script`, `sudo` with `use_pty`) counts as read only once the program behind it
+/// prints or waits for input; and one busy in canonical
 /// mode (vim in `system()`) has not read it (an Escape in a line not ended is not counted
 /// read). `None` for a part that does not end in an Escape (or does not parse). MCP
-/// `terminal_send`'s `keys`, `termloom run --keys` and the testing kit's `press` end their
-/// waits so (text's last Escape is given [`READ_BEFORE_AN_ESCAPE`]: [`text_typing_steps`]).
+/// `terminal_send`'s `keys`, `termloom run --keys` and the testing kit's
+/// `press` end their waits so (text's last Escape is given [`READ_BEFORE_AN_ESCAPE`]: [`text_typing_steps`]).
 pub fn escape_read(part: &str, modes: &crate::types::Modes) -> Option<crate::Until> {
     let items = parse_key_script(part).ok()?;
     matches!(items.last(), Some(ScriptItem::Key(key)) if key.read_after_the_keys_before(modes))

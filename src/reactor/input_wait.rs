@@ -404,8 +404,14 @@ impl<K: Copy + PartialEq> FirstSighting<K> {
 const CONFIRM_ASKING: Duration = Duration::from_millis(50);
 
 /// How long ago a look found `slot`'s terminal holding no input unread after the last input,
-/// and whether the program printed after that look (`Until::input_read`); `None` while input
-/// waits unread, in canonical mode (an unfinished line, a lone Escape, is not counted there:
+/// whether the program printed after that look, and, once it has printed nothing for
+/// `wait::UNANSWERED_READ` since, whether a thread of the foreground group is blocked on the
+/// terminal (reading it, or polling it, whatever the timer; or that cannot be told): a relay
+/// (`script`, `sudo` with `use_pty`, `ssh`, `docker exec`) that read the input at once for a
+/// program that may still be busy (`Until::input_read`). That look ([`terminal_reader`], the
+/// group's threads) is made once per input, and only for a program silent that long: a
+/// program polling the terminal between naps, never waiting on it, is seen napping. `None`
+/// while input waits unread, in canonical mode (an unfinished line, a lone Escape, is not counted there:
 /// it may be waiting for its line's end) or where the queue cannot be read. Looks at the
 /// queue (a poll of the terminal's slave, which moves bytes written to the master into it,
 /// then `FIONREAD`) only until it is found empty. Each look opens the slave anew
@@ -419,10 +425,15 @@ pub(super) fn input_read_for(slot: &mut Slot, now: Instant) -> Option<crate::wai
         let raw = crate::os::pty::line_modes(master.as_fd()).is_some_and(|m| !m.canonical);
         let empty = raw && crate::os::pty::unread_input(master.as_fd()) == Some(0);
         slot.input_drained = empty.then_some(now);
+        slot.drained_by_reader = None;
     }
     let drained = slot.input_drained?;
     let printed = slot.last_output > drained;
-    Some(crate::wait::InputRead { ago: now.saturating_duration_since(drained), printed })
+    let ago = now.saturating_duration_since(drained);
+    if !printed && slot.drained_by_reader.is_none() && ago >= crate::wait::UNANSWERED_READ {
+        slot.drained_by_reader = Some(no_terminal_reader(slot).is_none());
+    }
+    Some(crate::wait::InputRead { ago, printed, reader_seen: slot.drained_by_reader })
 }
 
 /// Whether the program wrote output that the reactor has not read, or not fed, yet.

@@ -442,6 +442,12 @@ struct Slot {
     /// When a look for `Until::input_read` first found the terminal's input queue empty
     /// after the last input (see `input_wait::input_read_for`).
     input_drained: Option<Instant>,
+    /// Whether a thread of the foreground group was seen blocked on the terminal (reading
+    /// it, or polling it) by the one look made once the program had printed nothing for
+    /// `wait::UNANSWERED_READ` after `input_drained` (`None`: not looked yet): a relay
+    /// (`script`, `sudo` with `use_pty`, `ssh`) read the input for a program that may still
+    /// be busy (see `input_wait::input_read_for`).
+    drained_by_reader: Option<bool>,
     /// When the last input that submitted a line (see `requests::submits_line`) was written, the transcript
     /// line the cursor was on then, where it was typed, and that of the line submitted before
     /// it: a probe tells a REPL working on that line by the cursor on the line after it (see

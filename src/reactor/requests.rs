@@ -360,6 +360,7 @@ impl Reactor {
                 typed_text: String::new(),
                 escape_typed: None,
                 input_drained: None,
+                drained_by_reader: None,
                 submitted: None,
                 bytes_in: 0,
                 bytes_out: 0,

@@ -619,7 +619,9 @@ impl TestSession {
     /// together, the Escape and the next key reach the program in one read, which crossterm
     /// (ratatui), termion and other key readers take as Alt with that key (`<Esc>q` as
     /// Alt-q), where a person's Escape comes alone. A program that waits for the rest of a key
-    /// code after an Escape (vim for `ttimeoutlen`, 1 s with `-u NONE`) is waited for.
+    /// code after an Escape with a timer of a second or less (vim for `ttimeoutlen`, 1 s with
+    /// `-u NONE`) is waited for; one with a longer timer (`ttimeoutlen=1800`) is taken for
+    /// waiting for input, and gets the next keys within it.
     ///
     /// # Panics
     ///
