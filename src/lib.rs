@@ -101,8 +101,8 @@ pub use input::keypad::KeypadKey;
 pub use input::keys::{
     ACCEPTED_KEY_FORMS, AFTER_AN_ESCAPE_READ, BETWEEN_ESCAPES, Key, KeyCode, KeyParseError,
     Modifiers, READ_BEFORE_AN_ESCAPE, ScriptItem, bracketed_key_names, escape_read,
-    key_name_typed_at_end, line_holds_text, parse_key_script, part_read_bound, text_typing_steps,
-    typing_parts, typing_steps,
+    key_name_typed_at_end, line_holds_text, parse_key_script, part_read, part_read_bound,
+    text_typing_steps, typing_parts, typing_steps,
 };
 pub use input::line_breaks::enter_for_line_breaks;
 pub use input::mouse::{MouseButton, MouseEncoding, MouseError};

@@ -3253,3 +3253,29 @@ fn a_session_commands_argument_that_is_not_utf8_is_a_usage_error() {
     assert_code(&started, 2);
     assert!(stderr(&started).contains("is not UTF-8 text"), "{}", stderr(&started));
 }
+
+/// `run --keys` waits after an Escape as MCP `terminal_send` does (review xe): for a program
+/// busy in raw mode for 4 s after the `x` before it, the wait after the Escape ended after
+/// 1.25 s of silence, and the program read the `q` with the Escape, as Alt-q (`1b71`); now
+/// silence ends it only while the program is not known to be busy. The program prints each
+/// read, with its time, once it reads `q`.
+#[test]
+fn run_keys_after_an_escape_wait_for_a_busy_program() {
+    if !require("python3") {
+        return;
+    }
+    let program = include_str!("common/busy_after_x.py");
+    let args = ["run", "--timeout", LONG_MS, "--wait-text", "ready", "--keys", "x<Esc>q"];
+    let output = termloom(&[&args[..], &["--wait-exit", "--", "python3", "-c", program]].concat());
+    assert_code(&output, 0);
+    let shown = stdout(&output);
+    // (The transcript's lines: the screen after it shows them again.)
+    let transcript = shown.split("--- screen ---").next().unwrap_or_default();
+    let hexes: Vec<&str> = transcript
+        .lines()
+        .filter_map(|line| line.trim_end().split_once(' '))
+        .filter(|(time, _)| time.parse::<f64>().is_ok())
+        .map(|(_, hex)| hex)
+        .collect();
+    assert_eq!(hexes, ["78", "1b", "71"], "{shown}");
+}

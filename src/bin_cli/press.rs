@@ -12,7 +12,10 @@
 //! (half a second at most; at once while the terminal reads whole lines, where the Escape goes
 //! with its line). An Escape in keys counts as read once the program waits for input again,
 //! or read it and went on ([`termloom::escape_read`]: a program that never waits for input, a
-//! game on a clock).
+//! game on a clock), or once quiet 1.25 s while not known to be busy: silence alone, which
+//! ends the wait after other keys, typed `q` after `x<Esc>` to a program computing for 4 s
+//! after `x`, read with the Escape as Alt-q ([`termloom::part_read`], as MCP `terminal_send`
+//! waits).
 
 use std::time::{Duration, Instant};
 
@@ -22,6 +25,8 @@ use termloom::{Fired, ScriptItem, Session, Until};
 const PART_TIMEOUT: Duration = Duration::from_secs(10);
 /// Silence that ends the wait for a program whose waits for input cannot be seen (one run
 /// as another user): longer than vim's 1 s wait for the rest of a key code after an Escape.
+/// After an Escape, only while the program is not known to be busy
+/// ([`termloom::part_read`]).
 const QUIET: Duration = Duration::from_millis(1250);
 
 /// `script`'s parts under the terminal's `modes`, each with the longest wait for it to be
@@ -41,23 +46,20 @@ fn parts(script: &str, modes: &termloom::Modes) -> (Vec<(String, Duration)>, boo
     }
 }
 
-/// Waits, until `deadline` (`bound` at most), for the program to read what was typed: until it
-/// waits for input again, exits, stays quiet 1.25 s (one still busy then gets the next keys
-/// typed ahead) or `also` holds (after an Escape, [`termloom::escape_read`]). Whether it
-/// ended.
+/// Waits, until `deadline` (`bound` at most), for the program to read what was typed, until
+/// `read` holds ([`termloom::part_read`]: it waits for input again, exits, or stays quiet
+/// 1.25 s, one still busy then getting the next keys typed ahead; after an Escape, quiet only
+/// while not known to be busy, or it read the Escape and went on). Whether it ended.
 fn read(
     session: &Session,
     deadline: Instant,
     bound: Duration,
-    also: Option<Until>,
+    read: Until,
 ) -> termloom::Result<bool> {
     let left = deadline.saturating_duration_since(Instant::now()).min(bound);
     if left.is_zero() {
         return Ok(false);
     }
-    let mut read = vec![Until::input_wait(), Until::exit(), Until::quiet(QUIET)];
-    read.extend(also);
-    let read = Until::any(read);
     let outcome = session.wait(read, left)?;
     Ok(matches!(outcome.fired, Fired::Exited { .. } | Fired::Closed))
 }
@@ -72,8 +74,8 @@ pub(super) fn all(session: &Session, script: &str, timeout: Duration) -> termloo
     let count = parts.len();
     for (at, (part, bound)) in parts.iter().enumerate() {
         session.send_keys(part)?;
-        let also = termloom::escape_read(part, &modes);
-        if (at + 1 < count || last_alone) && read(session, deadline, *bound, also)? {
+        let until = termloom::part_read(part, &modes, QUIET);
+        if (at + 1 < count || last_alone) && read(session, deadline, *bound, until)? {
             break;
         }
     }
@@ -95,7 +97,7 @@ pub(super) fn all_but_last(
     let Some(((last, _), before)) = parts.split_last() else { return Ok(Some(String::new())) };
     for (part, bound) in before {
         session.send_keys(part)?;
-        if read(session, deadline, *bound, termloom::escape_read(part, &modes))? {
+        if read(session, deadline, *bound, termloom::part_read(part, &modes, QUIET))? {
             return Ok(None);
         }
     }
@@ -155,5 +157,7 @@ fn text_read(
     if termloom::line_holds_text(session.info()?.line_modes, next) {
         return Ok(false);
     }
-    read(session, deadline, bound.unwrap_or(PART_TIMEOUT), None)
+    // (Half a second at most after an Escape in text: silence of 1.25 s never ends it.)
+    let until = Until::any(vec![Until::input_wait(), Until::exit(), Until::quiet(QUIET)]);
+    read(session, deadline, bound.unwrap_or(PART_TIMEOUT), until)
 }

@@ -1206,12 +1206,34 @@ pub const AFTER_AN_ESCAPE_READ: std::time::Duration =
 /// prints or waits for input; and one busy in canonical
 /// mode (vim in `system()`) has not read it (an Escape in a line not ended is not counted
 /// read). `None` for a part that does not end in an Escape (or does not parse). MCP
-/// `terminal_send`'s `keys`, `termloom run --keys` and the testing kit's
+/// `terminal_send`'s `keys`, `termloom run --keys` ([`part_read`]) and the testing kit's
 /// `press` end their waits so (text's last Escape is given [`READ_BEFORE_AN_ESCAPE`]: [`text_typing_steps`]).
 pub fn escape_read(part: &str, modes: &crate::types::Modes) -> Option<crate::Until> {
     let items = parse_key_script(part).ok()?;
     matches!(items.last(), Some(ScriptItem::Key(key)) if key.read_after_the_keys_before(modes))
         .then(|| crate::Until::input_read(AFTER_AN_ESCAPE_READ))
+}
+
+/// What ends the wait for key script `part`, one of [`typing_parts`]'s, to be read before the
+/// next part is typed, for a caller with no wait of its own (`termloom run --keys`): the
+/// program waits for input again ([`Until::input_wait`](crate::Until::input_wait)), exits,
+/// or has been quiet for `quiet`; after an Escape, quiet for `quiet` only while not known to
+/// be busy (its foreground group waiting for input, or `/proc` unable to tell: a program
+/// run as another user), as MCP `terminal_send`'s default wait, or [`escape_read`]. A
+/// program busy in raw mode for longer than `quiet` after the keys before an Escape has not
+/// read the Escape: silence alone typed the keys after it, which it read with the Escape in
+/// one read (`x<Esc>q` as `x`, then Alt-q).
+pub fn part_read(
+    part: &str,
+    modes: &crate::types::Modes,
+    quiet: std::time::Duration,
+) -> crate::Until {
+    let mut read = vec![crate::Until::input_wait(), crate::Until::exit()];
+    match escape_read(part, modes) {
+        Some(escape) => read.extend([crate::Until::settled(quiet), escape]),
+        None => read.push(crate::Until::quiet(quiet)),
+    }
+    crate::Until::any(read)
 }
 
 /// Text to type (its escapes decoded) cut as [`typing_steps`] cuts keys: the bytes before the
