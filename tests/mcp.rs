@@ -3586,9 +3586,10 @@ fn a_look_at_the_screen_names_only_the_lines_it_does_not_show() {
     client.finish();
 }
 
-/// A look at the primary screen that `max_bytes` cuts names every line it read as not on the
-/// screen shown: the rows cut from the screen's end (the program's last lines) were read and
-/// named nowhere, and the next read did not show them either.
+/// A look at the primary screen that `max_bytes` cuts names every line it read, as on the cut
+/// screen (`cut_screen_lines`; none scrolled off it): the rows cut from the screen's end (the
+/// program's last lines) were read and named nowhere, and the next read did not show them
+/// either.
 #[test]
 fn a_look_at_a_screen_cut_by_max_bytes_names_the_lines_it_read() {
     let mut client = Client::initialized("2025-11-25");
@@ -3600,7 +3601,8 @@ fn a_look_at_a_screen_cut_by_max_bytes_names_the_lines_it_read() {
     );
     let screen = started["screen"]["text"].as_str().unwrap();
     assert!(screen.starts_with("line 1 ") && !screen.contains("last answer"), "{started}");
-    assert_eq!(started["lines_not_on_screen"], json!([0, 9]), "{started}");
+    assert_eq!(started["cut_screen_lines"], json!([0, 9]), "{started}");
+    assert!(started.get("lines_not_on_screen").is_none(), "{started}");
     let id = started["session_id"].clone();
     let lines = client.call("terminal_read", json!({"session_id": id, "lines": "8-9"}));
     assert!(text(&lines).contains("last answer"), "{lines}");
@@ -5511,6 +5513,35 @@ fn dialogs_menu_on_the_primary_screen_marks_its_selected_entry() {
     assert!(shown.contains("Go on?") && !shown.contains("not on this screen"), "{shown}");
     let closed = text(&client.call("terminal_close", json!({"session_id": id})));
     assert!(closed.starts_with("[closed") && !closed.contains("unread output"), "{closed}");
+    client.finish();
+}
+
+/// `top` draws its frame on the primary screen in place: the lines a start read are its
+/// screen's rows. Read with a small `max_bytes`, its screen was cut and its lines were named
+/// "new output not on this screen" (`lines 0-23`), though nothing scrolled off it: the read's
+/// cut start was counted as off the screen. They are named as on the cut screen, with the way
+/// to read them.
+#[test]
+fn a_frame_cut_by_max_bytes_is_not_named_as_output_off_the_screen() {
+    if !common::require("top") {
+        return;
+    }
+    let mut client = Client::initialized("2025-11-25");
+    let argv = json!({"argv": ["top", "-d", "60"], "cols": 80, "rows": 24, "max_bytes": 500});
+    let started = client.call("terminal_start", argv);
+    let shown = text(&started);
+    let id = started["structuredContent"]["session_id"].clone();
+    assert!(
+        shown.contains("top waiting for keys") && shown.contains("of the screen left out"),
+        "{shown}"
+    );
+    assert!(!shown.contains("not on this screen"), "{shown}");
+    assert!(shown.contains("[this screen was cut: new output lines 0-"), "{shown}");
+    assert!(shown.contains(&format!("terminal_read session_id={id} lines=\"0-")), "{shown}");
+    let structured = &started["structuredContent"];
+    assert!(structured.get("lines_not_on_screen").is_none(), "{structured}");
+    assert_eq!(structured["cut_screen_lines"][0], 0, "{structured}");
+    client.call("terminal_close", json!({"session_id": id}));
     client.finish();
 }
 

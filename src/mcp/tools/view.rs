@@ -637,6 +637,10 @@ struct Reading {
     /// The first and last of the lines a look at the primary screen read that the screen
     /// does not show.
     unshown: Option<(u64, u64)>,
+    /// The first of the lines in `unshown` that are on the screen, cut by the budget (the
+    /// lines before it are not on the screen at all): a full-screen program's redrawn rows
+    /// are its screen, not output that scrolled off it.
+    on_cut_screen: Option<u64>,
     /// The rows below the cursor no line read holds, the first's number, and whether they are
     /// those the caller was shown last (see [`below_cursor`]): then they are not repeated.
     below: Option<(u16, String, bool)>,
@@ -772,12 +776,15 @@ pub(crate) fn show(
     let prompt_of = |read: &NewOutput| snapshot.as_ref().and_then(|s| pager_prompt(read, s));
     let (mut new, unshown, all_read, prompt) = match &snapshot {
         Some(screen) if curses(screen) && !gone => {
-            let (new, unshown, all_read) = read_with_screen(new, screen);
+            // (A read cut by the budget is compared with the screen whole: the rows `top`
+            // redrew, cut from the read's start, are on its screen.)
+            let whole = with_lines_left_out(session, &new, screen.lines.len());
+            let (new, unshown, all_read) = read_with_screen(new, whole.as_ref(), screen);
             (new, unshown, all_read, None)
         }
         Some(screen) if left_full_screen => {
             let prompt = prompt_of(&new);
-            let (new, unshown, all_read) = read_with_screen(new, screen);
+            let (new, unshown, all_read) = read_with_screen(new, None, screen);
             (new, unshown, all_read, prompt)
         }
         Some(screen) if args.view == View::Screen && !screen.alternate && !gone => {
@@ -785,7 +792,7 @@ pub(crate) fn show(
                 read_new(session, SCREEN_READ_BYTES, None, &Typed::Nothing, unread.as_ref())?;
             read_any = moved(&read);
             let prompt = prompt_of(&read);
-            let (new, unshown, all_read) = read_with_screen(read, screen);
+            let (new, unshown, all_read) = read_with_screen(read, None, screen);
             (new, unshown, all_read, prompt)
         }
         _ => {
@@ -893,14 +900,17 @@ pub(crate) fn show(
         screen,
         cursor_row,
         unshown,
+        on_cut_screen: None,
         below,
         recording,
     };
     let (mut output, mut screen_whole) =
         layout(&reading, view, Budget::new(call, args.max_bytes), wait, started);
     // A screen cut by the budget does not show the lines the look read at its end: all are
-    // named.
+    // named, those on the screen as on it (a frame-drawing program's, `top`'s, are all on it).
     if !screen_whole && reading.unshown != all_read {
+        reading.on_cut_screen =
+            all_read.map(|(first, _)| reading.unshown.map_or(first, |(_, last)| last + 1));
         reading.unshown = all_read;
         (output, screen_whole) =
             layout(&reading, view, Budget::new(call, args.max_bytes), wait, started);
@@ -964,16 +974,52 @@ fn drop_leading(new: &mut NewOutput, cut: usize, breaks: u64) {
 const SCREEN_READ_BYTES: usize = 64 << 10;
 
 /// What was `read` when the screen shown holds it: nothing left to show as lines, and the
-/// lines it does not show, then all it read (see [`not_on_screen`]).
-fn read_with_screen(read: NewOutput, screen: &Screen) -> (NewOutput, LineSpan, LineSpan) {
-    let unshown = not_on_screen(&read, screen, false);
-    let all_read = not_on_screen(&read, screen, true);
+/// lines it does not show, then all it read (see [`not_on_screen`]), found in `whole` when
+/// given (the read with the lines its cut left out, [`with_lines_left_out`]).
+fn read_with_screen(
+    read: NewOutput,
+    whole: Option<&NewOutput>,
+    screen: &Screen,
+) -> (NewOutput, LineSpan, LineSpan) {
+    let compared = whole.unwrap_or(&read);
+    let unshown = not_on_screen(compared, screen, false);
+    let all_read = not_on_screen(compared, screen, true);
     let new = NewOutput {
         missed_lines: read.missed_lines,
         position_forgotten: read.position_forgotten,
         ..NewOutput::nothing(read.status)
     };
     (new, unshown, all_read)
+}
+
+/// `read`, cut at its start by the budget, with the last of the lines the cut left out (as
+/// many as the screen has `rows`, the most it can show) back at its start, to be compared
+/// with the screen; the lines before them stay left out. `None` when nothing was left out or
+/// the transcript no longer holds those lines whole.
+fn with_lines_left_out(session: &Session, read: &NewOutput, rows: usize) -> Option<NewOutput> {
+    let first = read.first_line?;
+    if read.omitted == 0 || read.omitted_breaks == 0 {
+        return None;
+    }
+    let back = read.omitted_breaks.min(rows as u64);
+    let from = first + read.omitted_breaks - back;
+    // (The line the cut ended in too: the read holds only its end.)
+    let to = first + read.omitted_breaks;
+    let found = session.transcript_lines(from..to + 1, SCREEN_READ_BYTES).ok()?.lines;
+    let numbers = found.iter().map(|(line, _)| *line);
+    if found.len() as u64 != back + 1 || !numbers.eq(from..=to) {
+        return None;
+    }
+    let mut text = found.iter().map(|(_, line)| line.as_str()).collect::<Vec<_>>().join("\n");
+    if let Some(at) = read.text.find('\n') {
+        text.push_str(&read.text[at..]);
+    }
+    Some(NewOutput {
+        text,
+        omitted_breaks: read.omitted_breaks - back,
+        first_line: Some(first),
+        ..NewOutput::nothing(read.status.clone())
+    })
 }
 
 /// The first and last line of a transcript's lines (see [`not_on_screen`]).
@@ -1140,6 +1186,32 @@ fn output_notes(
     json_len(&notes)
 }
 
+/// The note naming the lines `first` to `last` that a look at the primary screen read and
+/// did not show: from `on_cut_screen` on (when the budget cut the screen), they are on the
+/// screen, whose cut left them out; before it, they are not on the screen (they scrolled off
+/// it). With terminal_read offered, how to read them.
+fn unshown_note(id: SessionId, (first, last): (u64, u64), on_cut_screen: Option<u64>) -> String {
+    let what = match on_cut_screen {
+        Some(cut) if cut <= first => {
+            format!("[this screen was cut: new output lines {first}-{last} are on it")
+        }
+        // (The rest's numbers are in the advice and `cut_screen_lines`: the note is short.)
+        Some(cut) => {
+            format!(
+                "[new output not on this screen: lines {first}-{}, the rest on it, cut",
+                cut - 1
+            )
+        }
+        None => format!("[new output not on this screen: lines {first}-{last}"),
+    };
+    match super::offered::has("terminal_read") {
+        true => {
+            format!("{what}; terminal_read session_id={id} lines=\"{first}-{last}\" shows them]")
+        }
+        false => format!("{what}]"),
+    }
+}
+
 /// The note that the output is from a line the caller saw, since redrawn.
 const REDRAWN: &str = "[from a line you saw, since redrawn]";
 
@@ -1288,14 +1360,7 @@ fn layout(
         push_block(&mut text, FORGOTTEN_NOTE);
     }
     if let Some((first, last)) = reading.unshown {
-        let id = reading.id;
-        let note = match super::offered::has("terminal_read") {
-            true => format!(
-                "[new output not on this screen: lines {first}-{last}; terminal_read session_id={id} lines=\"{first}-{last}\" shows them]"
-            ),
-            false => format!("[new output not on this screen: lines {first}-{last}]"),
-        };
-        push_block(&mut text, &note);
+        push_block(&mut text, &unshown_note(reading.id, (first, last), reading.on_cut_screen));
     }
     if omitted > 0 {
         // The retained transcript is left out from its first line; new output from its own.
@@ -1401,7 +1466,15 @@ fn layout(
         "wait": wait.as_ref().map(|w| w.json()),
     });
     if let Some((first, last)) = reading.unshown {
-        structured["lines_not_on_screen"] = json!([first, last]);
+        match reading.on_cut_screen {
+            Some(cut) => {
+                if cut > first {
+                    structured["lines_not_on_screen"] = json!([first, cut - 1]);
+                }
+                structured["cut_screen_lines"] = json!([cut, last]);
+            }
+            None => structured["lines_not_on_screen"] = json!([first, last]),
+        }
     }
     if let Some((row, count, same, (rows, omitted))) = below {
         structured["below_cursor"] = json!({
@@ -1501,7 +1574,9 @@ mod tests {
             },
             screen,
             cursor_row: Some((worst::string(100), worst::string(100))),
-            unshown: Some((u64::MAX - 1, u64::MAX)),
+            unshown: Some((u64::MAX - 2, u64::MAX)),
+            // (The longest note: lines off the screen and lines on its cut.)
+            on_cut_screen: Some(u64::MAX - 1),
             below: Some((u16::MAX, worst::string(3000), false)),
             // The longer of the two words a header says of a recording.
             recording: Some("recording not at its path"),
@@ -1784,7 +1859,7 @@ mod tests {
         let all = texts().join("\n");
         for advice in [
             "runs (wait on it with terminal_read)",
-            "; terminal_read session_id=18446744073709551615 lines=\"18446744073709551614-18446744073709551615\" shows them]",
+            "[new output not on this screen: lines 18446744073709551613-18446744073709551613, the rest on it, cut; terminal_read session_id=18446744073709551615 lines=\"18446744073709551613-18446744073709551615\" shows them]",
             "read them by line number with terminal_read session_id=",
             "of the screen left out; call terminal_read with view=\"screen\"",
         ] {
