@@ -1510,6 +1510,46 @@ fn an_mcp_hosts_proxy_reports_its_server_stopping() {
     }
 }
 
+/// An MCP host's proxy whose server goes away while its stdout takes no writes (`/dev/full`,
+/// which `poll` never reports gone: the write finds it) says that stdout is gone, once, and
+/// exits 1: the error for the request the server had not answered was not written, yet it
+/// said "the request it had not answered got an error". The call is of the stateless
+/// revision, so that nothing is written before the server is killed.
+#[test]
+fn an_mcp_hosts_proxy_that_cannot_write_the_errors_says_stdout_is_gone() {
+    let mut server = TestServer::start(&[]);
+    server.ok(&["start", "--name", "quiet", "--", "cat"]);
+    let full = std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
+    let mut host = Command::new(TERMLOOM)
+        .args(["mcp", "--server", "--socket"])
+        .arg(&server.socket)
+        .stdin(Stdio::piped())
+        .stdout(full)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = host.stdin.take().unwrap();
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {},
+    });
+    let arguments =
+        json!({"session_id": "quiet", "for_text": "never printed", "timeout_ms": 600000});
+    let call = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "terminal_read", "arguments": arguments, "_meta": meta}});
+    writeln!(input, "{call}").unwrap();
+    server.until_pending_waits(1, "the call's wait never became pending");
+    server.child.kill().unwrap();
+    exits(&mut server.child);
+    assert_eq!(exits(&mut host).code(), Some(1));
+    let mut stderr = String::new();
+    host.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
+    assert!(stderr.contains("termloom: cannot write to stdout"), "{stderr}");
+    assert!(!stderr.contains("had not answered"), "{stderr}");
+    assert_eq!(stderr.matches("termloom:").count(), 1, "{stderr}");
+    drop(input);
+}
+
 /// An MCP host's proxy whose host closed its stdout but not its stdin exits 1, saying so,
 /// though it has nothing to write: its call in progress ends, and the server's sessions stay
 /// (as `termloom mcp` stops, `mcp::a_closed_stdout_closes_every_session_and_stops_the_server`).

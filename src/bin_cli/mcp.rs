@@ -182,9 +182,11 @@ fn stop(engine: &Engine, why: &str) {
 /// written while another process still held a copy of the pipe's read end (a child the host
 /// forked, until its `exec`) went into the pipe, and the server waited for the next request
 /// for ever. A thread polls stdout for nothing but its end: `POLLERR` (a pipe with no reader
-/// left) or `POLLHUP` (a socket or terminal hung up); not when stdin hung up as well (a host
-/// that closed both, which ends the input as usual). A file or `/dev/null` never reports
-/// either: the thread sleeps in `poll` for good. Not open (`POLLNVAL`), it ends.
+/// left) or `POLLHUP` (a socket or terminal hung up); not when stdin has hung up by then as
+/// well: a host that closed stdin first (or both at once) ends the input as usual. One that
+/// closed stdout first and stdin after is seen here, as stdout gone. A file or `/dev/null`
+/// never reports either: the thread sleeps in `poll` for good. Not open (`POLLNVAL`), it
+/// ends.
 pub(super) fn watch_stdout(gone: impl FnOnce() + Send + 'static) {
     use rustix::event::{PollFd, PollFlags, poll};
     let watch = move || {
@@ -197,8 +199,8 @@ pub(super) fn watch_stdout(gone: impl FnOnce() + Send + 'static) {
                 Err(_) => return,
             }
             let seen = fds[0].revents();
-            // A host that closed stdin too (at once, a pipe's writer gone) ends the server as
-            // the end of its input does (exit 0).
+            // A host that closed stdin too, first or at once (a pipe's writer gone), ends the
+            // server as the end of its input does (exit 0).
             if seen.intersects(PollFlags::ERR | PollFlags::HUP) && !stdin_hung_up() {
                 gone();
             }

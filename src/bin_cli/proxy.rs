@@ -1,9 +1,15 @@
 //! `termloom mcp --server`: relays MCP between stdio and a termloom server's socket, where the
-//! same tools run on the server's sessions. When the host closes stdin, the connection's calls
-//! end and the sessions stay. When the server goes away first (stopped, killed), each request
-//! of the host's it had not answered is answered with an error, the proxy says so on stderr,
-//! and it exits 1. The requests kept for that are bounded ([`MAX_PENDING`],
-//! [`MAX_PENDING_BYTES`]), the oldest forgotten first.
+//! same tools run on the server's sessions. It ends in one of three ways:
+//! - the host closes stdin: the connection's calls end and the sessions stay (exit 0 once the
+//!   server has answered);
+//! - the server goes away first (stopped, killed): each request of the host's it had not
+//!   answered is answered with an error, the proxy says so on stderr, and it exits 1. The
+//!   requests kept for that are bounded ([`MAX_PENDING`], [`MAX_PENDING_BYTES`]), the oldest
+//!   forgotten first;
+//! - stdout is gone: a write to it failed (an answer, or one of those errors), or a watch on
+//!   it saw its reader go though nothing was written
+//!   ([`watch_stdout`](super::mcp::watch_stdout)): the proxy says so on stderr, once, and
+//!   exits 1; its connection's calls end and the sessions stay.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::io::{BufRead, Read, Write};
@@ -96,8 +102,9 @@ pub(super) fn run(target: &Target) -> ExitCode {
             "message": format!("{message} before answering this request; this MCP server exits (started again, it starts a termloom server if none runs)"),
         });
         let line = format!(r#"{{"jsonrpc":"2.0","id":{id},"error":{error}}}"#);
-        if writeln!(stdout, "{line}").and_then(|()| stdout.flush()).is_err() {
-            break;
+        // (A host that stopped reading got no error: said once, as any failed write is.)
+        if let Err(err) = writeln!(stdout, "{line}").and_then(|()| stdout.flush()) {
+            stdout_gone(&err.to_string());
         }
     }
     match unanswered.len() {
