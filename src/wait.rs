@@ -668,7 +668,9 @@ impl Until {
     /// was blocked on the terminal (reading it, or polling it) a second after it was found
     /// read: a relay (`script`, `sudo` with `use_pty`, `ssh`, `docker exec`) reads the input
     /// at once and waits on the terminal again, while the program it relays to may still be
-    /// busy and not have read it; behind one, only output counts. A program that never waits
+    /// busy and not have read it; behind one, only output counts (so a program behind a relay
+    /// that never waits for input and prints nothing after an Escape gets the keys after it
+    /// only at the end of the wait, as before the silent rule: review xj). A program that never waits
     /// for input (a game that polls the terminal between the frames of its clock, printing or
     /// not) reads a lone Escape so, and the keys after it may be typed without waiting for
     /// [`Until::input_wait`], which it never meets. One busy (vim in `system()`, its terminal

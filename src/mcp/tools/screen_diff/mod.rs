@@ -191,7 +191,7 @@ impl Frame {
             usize::from(cursor.col) <= usize::from(cell_col(line, line.len())) + MAX_CURSOR_PAD;
         let cursor_line = (cursor.visible && on_blank && near)
             .then(|| decorate(text(row), row_runs(row), Some(cursor.col)));
-        let used = shown_rows(screen, cursor_line.is_some());
+        let used = shown_rows(&lines, cursor.row, cursor_line.is_some());
         Frame {
             cols: screen.cols,
             rows: screen.rows,
@@ -363,19 +363,21 @@ impl Frame {
     }
 }
 
-/// How many of `screen`'s rows a whole look shows: down to its last row with text, and down
-/// to the cursor's when its mark is drawn there (`marked`: visible, on a blank cell near its
-/// row's text), where typing goes (a prompt's cursor on a blank row below the text). A cursor
-/// not marked, hidden or parked far past its row's text (`watch`'s in the bottom-right
-/// corner, 29 blank rows below its text at 120x32), is told by the header alone (`cursor row
-/// 31 col 119`): blank rows down to it cost bytes and say nothing more.
-fn shown_rows(screen: &Screen, marked: bool) -> usize {
-    let text = screen.lines.iter().rposition(|row| !row.is_empty()).map_or(0, |row| row + 1);
+/// How many of a screen's rows (`lines`, as shown: their text with its marks) a whole look
+/// shows: down to its last row showing something (text, or with every style shown a blank
+/// row's colour: an empty coloured bar, review xj), and down to the cursor's (`cursor_row`)
+/// when its mark is drawn there (`marked`: visible, on a blank cell near its row's text),
+/// where typing goes (a prompt's cursor on a blank row below the text). A cursor not marked,
+/// hidden or parked far past its row's text (`watch`'s in the bottom-right corner, 29 blank
+/// rows below its text at 120x32), is told by the header alone (`cursor row 31 col 119`):
+/// blank rows down to it cost bytes and say nothing more.
+fn shown_rows(lines: &[String], cursor_row: u16, marked: bool) -> usize {
+    let shown = lines.iter().rposition(|row| !row.is_empty()).map_or(0, |row| row + 1);
     let cursor = match marked {
-        true => usize::from(screen.cursor.row) + 1,
+        true => usize::from(cursor_row) + 1,
         false => 0,
     };
-    text.max(cursor).min(screen.lines.len())
+    shown.max(cursor).min(lines.len())
 }
 
 mod changes;

@@ -61,6 +61,12 @@ fn a_cursor_far_past_its_rows_text_is_not_marked() {
     let mut hidden = at(0);
     hidden.cursor.visible = false;
     assert_eq!(frame(&hidden).text(&Shape::Whole), "$ ls");
+    // With every style shown, a blank row's colour below the text is shown (review xj: an
+    // empty blue bar was cut with the blank rows down to a hidden cursor).
+    let bar = [run(2, 0, 20, "default", "blue", &[])];
+    let all = Frame::new(&hidden, &bar, Styles::All).text(&Shape::Whole);
+    assert_eq!(all, format!("$ ls\n\n⟦on blue|{}⟧", " ".repeat(20)));
+    assert_eq!(Frame::new(&hidden, &bar, Styles::Meaningful).text(&Shape::Whole), "$ ls");
 }
 
 #[test]
