@@ -6,23 +6,32 @@
 //! `PS1` gets `B` appended inside `\[ \]` (zero width, so the prompt looks the same), and `PS0`
 //! prints `C` when a command starts. With `--norc` no file is read, so the same three
 //! variables are set in the environment instead, and the first prompt's `PROMPT_COMMAND`
-//! keeps the key, replaces itself with one without it and unexports the three. zsh is started
+//! keeps the key, defines the startup file's functions, replaces itself with one calling
+//! them (without the key) and unexports the three. zsh is started
 //! with `ZDOTDIR` pointing at a directory whose startup files source the user's own (in the
 //! session's `ZDOTDIR` as the child gets it, else its `HOME`), leave `ZDOTDIR` as the user's
 //! `.zshenv` left it (set, or unset), and add `precmd` and `preexec` hooks doing the same:
-//! `PS1` gets its `B` at each prompt (after every startup file, `.zlogin` too, and the other
-//! `precmd` hooks) and loses it when a command starts.
+//! `PS1` gets its `B` at each prompt (after every startup file, `.zlogin` too, and the
+//! `precmd` hooks that `.zprofile` and `.zshrc` add, not one added later, by `.zlogin` or at
+//! the prompt: a `PS1` such a hook sets is drawn unmarked) and loses it when a command starts.
+//! No variable holds the mark (it is made from the key where it is needed), so `allexport`
+//! left on hands it to no command and printing one fakes no prompt; the integration's own
+//! variables are declared before the user's files run (`warn_create_global`), and it reads
+//! those the user's files may leave unset as `nounset` allows (`${PS0-}`), as bash's does.
+//! With `setopt no_prompt_percent` the mark goes without `%{ %}` (which would be shown).
 //!
-//! Only the session's own shell marks its prompts, and `echo "$PS1"` does not show the key:
-//! bash's `PS1` and `PS0` name it (`${__termloom_key}`, an unexported variable, expanded as
-//! the prompt is shown; `shopt -u promptvars` leaves the marks without it, ignored), and
-//! they and `PROMPT_COMMAND`, which may have come from the environment, are unexported once
-//! (by the startup file, or at the first prompt), so a nested shell started at the prompt
-//! draws no marks (it reads as the command still running) and no command inherits them; one
-//! the user exports later stays exported, and a child gets a mark without the key. zsh's
-//! `PS1` holds the mark only while the prompt is shown (unexported meanwhile if exported,
-//! then exported again), so a `PS1` the user exports stays so. The key itself is in the
-//! shell's memory (`echo $__termloom_key`, `set` show it).
+//! Only the session's own shell marks its prompts, and `echo "$PS1"` does not show the key: bash's
+//! `PS1` and `PS0` name it (`${__termloom_key-}`, an unexported variable, expanded as the prompt is
+//! shown, empty in a child under `set -u` that inherits them), while `promptvars` is on: at each
+//! prompt `PROMPT_COMMAND` makes the marks hold the key itself if `shopt -u promptvars` turned it
+//! off (`echo "$PS1"` shows it then), and name it again once it is back on. They and
+//! `PROMPT_COMMAND`, which may have come from the environment, are unexported once (by the startup
+//! file, or at the first prompt), so a nested shell started at the prompt draws no marks (it reads
+//! as the command still running) and no command inherits them; one the user exports later stays
+//! exported, and a child gets a mark without the key. zsh's `PS1` holds the mark only while the
+//! prompt is shown (unexported meanwhile, then exported again if it was, `allexport` or not), so a
+//! `PS1` the user exports stays so. The key itself is in the shell's memory (`echo
+//! $__termloom_key`, `set` show it).
 //!
 //! Every mark carries the session's key (`k=KEY`, see `term::scan::MarkKey`), which the
 //! startup files take from `TERMLOOM_MARK_KEY` and remove from the environment before the
@@ -37,25 +46,49 @@ use std::path::{Path, PathBuf};
 
 use crate::term::scan::MarkKey;
 
-const BASH_RC: &str = r#"# termloom shell integration (bash): OSC 133 marks around prompts and commands.
+/// bash's functions marking its prompts, in its startup file and, with `--norc`, defined by
+/// the first prompt's `PROMPT_COMMAND`. The prompts name the key's variable while
+/// `promptvars` expands it (`echo "$PS1"` does not show the key), and hold the key itself
+/// while it is off (`shopt -u promptvars`), checked at each prompt; `${__termloom_key-}`, so
+/// that a child inheriting an exported `PS1` under `set -u` draws it (with no key).
+macro_rules! bash_functions {
+    () => {
+        r#"__termloom_prompt() {
+    local status=$?
+    printf '\033]133;D;%s;k=%s\007\033]133;A;k=%s\007' "$status" "$__termloom_key" "$__termloom_key"
+    __termloom_marks
+    return $status
+}
+__termloom_marks() {
+    local want='${__termloom_key-}' other="$__termloom_key" b='\[\033]133;B;k=' c='\033]133;C;k=' e='\007'
+    if ! shopt -q promptvars; then want="$__termloom_key"; other='${__termloom_key-}'; fi
+    if [[ "$PS1" == *"$b$other$e"* ]]; then PS1=${PS1//"$b$other$e"/"$b$want$e"}; fi
+    if [[ "${PS0-}" == *"$c$other$e"* ]]; then PS0=${PS0//"$c$other$e"/"$c$want$e"}; fi
+    return 0
+}
+"#
+    };
+}
+
+const BASH_RC: &str = concat!(
+    r#"# termloom shell integration (bash): OSC 133 marks around prompts and commands.
 __termloom_key="$TERMLOOM_MARK_KEY"
 unset TERMLOOM_MARK_KEY
 # bash itself has read the system-wide bashrc; read the user's, as bash would have.
 if [ -r ~/.bashrc ]; then . ~/.bashrc; fi
-__termloom_prompt() {
-    local status=$?
-    printf '\033]133;D;%s;k=%s\007\033]133;A;k=%s\007' "$status" "$__termloom_key" "$__termloom_key"
-    return $status
-}
-PROMPT_COMMAND="__termloom_prompt${PROMPT_COMMAND:+; $PROMPT_COMMAND}"
+"#,
+    bash_functions!(),
+    r#"PROMPT_COMMAND="__termloom_prompt${PROMPT_COMMAND:+; $PROMPT_COMMAND}"
 # The prompts name the key's variable, expanded as they are shown (promptvars): `echo "$PS1"`
 # does not show the key, nor a child that inherits them get it.
-PS1="${PS1}"'\[\033]133;B;k=${__termloom_key}\007\]'
-PS0="${PS0}"'\033]133;C;k=${__termloom_key}\007'
+PS1="${PS1-}"'\[\033]133;B;k=${__termloom_key-}\007\]'
+PS0="${PS0-}"'\033]133;C;k=${__termloom_key-}\007'
 # Only this shell marks its prompts: the variables holding marks are unexported, once, so a
 # nested bash (or any command) does not inherit them; one the user exports later stays so.
 export -n PS1 PS0 PROMPT_COMMAND
-"#;
+__termloom_marks
+"#
+);
 
 const ZSH_ENV: &str = r#"# termloom shell integration (zsh): load the user's .zshenv.
 __termloom_key="$TERMLOOM_MARK_KEY"
@@ -75,36 +108,54 @@ const ZSH_RC: &str = r#"# termloom shell integration (zsh): OSC 133 marks around
 # ZDOTDIR as the user's .zshenv left it (zsh reads .zlogin there): set, or unset.
 if [[ -n "${TERMLOOM_USER_ZDOTDIR+set}" ]]; then ZDOTDIR="$TERMLOOM_USER_ZDOTDIR"; else unset ZDOTDIR; fi
 unset TERMLOOM_USER_ZDOTDIR __termloom_zdotdir
+# Whether PS1 was exported before its mark; declared before the user's files run (their
+# `setopt warn_create_global` would warn of it, `allexport` export it).
+typeset -g __termloom_export=
 [[ -r "${ZDOTDIR:-$HOME}/.zprofile" && -o login ]] && . "${ZDOTDIR:-$HOME}/.zprofile"
 [[ -r "${ZDOTDIR:-$HOME}/.zshrc" ]] && . "${ZDOTDIR:-$HOME}/.zshrc"
-__termloom_b="%{"$'\e]133;B;k='"$__termloom_key"$'\a'"%}"
 __termloom_precmd() { print -n "\e]133;D;$?;k=$__termloom_key\a\e]133;A;k=$__termloom_key\a" }
-# PS1 gets its mark as each prompt is drawn, after every startup file (a .zlogin's PS1 too)
-# and hook, and loses it when a command starts: `echo $PS1` does not show the key, and a PS1
-# the user exports stays exported, without the mark (unexported while the prompt shows it).
+# PS1's mark, made from the key where it is needed: no variable holds it (`print` of one would
+# fake a prompt, an `allexport` left on would hand it to every command).
+__termloom_b() {
+    if [[ -o prompt_percent ]]; then
+        REPLY="%{"$'\e]133;B;k='"$__termloom_key"$'\a'"%}"
+    else
+        REPLY=$'\e]133;B;k='"$__termloom_key"$'\a'
+    fi
+}
+# PS1 gets its mark as each prompt is drawn, after the startup files (a .zlogin's PS1 too)
+# and the hooks they add, and loses it when a command starts: `echo $PS1` does not show the
+# key, and a PS1 the user exports stays exported, without the mark (unexported while the
+# prompt shows it), one not exported stays so (also under `allexport`).
 __termloom_mark() {
-    [[ "$PS1" == *"$__termloom_b" ]] && return 0
-    __termloom_export=
-    if [[ "${(t)PS1}" == *export* ]]; then __termloom_export=1; typeset -g +x PS1; fi
-    PS1="$PS1$__termloom_b"
+    local REPLY
+    __termloom_b
+    [[ "$PS1" == *"$REPLY" ]] && return 0
+    if [[ "${(t)PS1}" == *export* ]]; then __termloom_export=1; else __termloom_export=; fi
+    typeset -g +x __termloom_export
+    PS1="$PS1$REPLY"
+    typeset -g +x PS1
 }
 __termloom_preexec() {
-    PS1="${PS1%"$__termloom_b"}"
-    [[ -n "$__termloom_export" ]] && export PS1
+    local REPLY
+    __termloom_b
+    PS1="${PS1%"$REPLY"}"
+    if [[ -n "$__termloom_export" ]]; then export PS1; else typeset -g +x PS1; fi
     print -n "\e]133;C;k=$__termloom_key\a"
 }
-precmd_functions=(__termloom_precmd $precmd_functions __termloom_mark)
+precmd_functions=(__termloom_precmd ${precmd_functions[@]-} __termloom_mark)
 preexec_functions+=(__termloom_preexec)
 "#;
 
 /// What `bash --norc`'s `PS1` gets, the key named (expanded as the prompt is shown).
-const PS1_MARK: &str = r"\[\033]133;B;k=${__termloom_key}\007\]";
+const PS1_MARK: &str = r"\[\033]133;B;k=${__termloom_key-}\007\]";
 
 /// What `bash --norc`'s `PS0` gets.
-const PS0_MARK: &str = r"\033]133;C;k=${__termloom_key}\007";
+const PS0_MARK: &str = r"\033]133;C;k=${__termloom_key-}\007";
 
-/// `bash --norc`'s `PROMPT_COMMAND` once the first prompt has kept the key (no `'` in it).
-const NORC_PROMPT: &str = r#"printf "\033]133;D;%s;k=%s\007\033]133;A;k=%s\007" "$?" "$__termloom_key" "$__termloom_key""#;
+/// What the first prompt's `PROMPT_COMMAND` of `bash --norc` runs once it has kept the key:
+/// the functions, and in its place a `PROMPT_COMMAND` calling them.
+const NORC_SETUP: &str = concat!(bash_functions!(), "PROMPT_COMMAND=__termloom_prompt\n");
 
 /// The scripts, by file name.
 const FILES: [(&str, &str); 3] = [("bashrc", BASH_RC), (".zshenv", ZSH_ENV), (".zshrc", ZSH_RC)];
@@ -212,7 +263,8 @@ impl ShellFiles {
                     env.push(("PS1".into(), Some(b.into())));
                     env.push(("PS0".into(), Some(format!("{ps0}{PS0_MARK}").into())));
                     let d = format!(
-                        r#"printf '\033]133;D;%s;k={key}\007\033]133;A;k={key}\007' "$?"; __termloom_key={key}; PROMPT_COMMAND='{NORC_PROMPT}'; export -n PS1 PS0 PROMPT_COMMAND"#
+                        r#"printf '\033]133;D;%s;k={key}\007\033]133;A;k={key}\007' "$?"; __termloom_key={key}
+{NORC_SETUP}export -n PS1 PS0 PROMPT_COMMAND"#
                     );
                     env.push(("PROMPT_COMMAND".into(), Some(d.into())));
                 } else {
@@ -425,7 +477,7 @@ mod tests {
         files.inject(&mut argv, &mut env, &BTreeMap::new(), &key).unwrap();
         assert_eq!(argv, ["bash", "--norc", "-i"]);
         // The prompts name the key's variable; only `PROMPT_COMMAND` carries it, once.
-        assert_eq!(env[1].1.as_deref().unwrap(), r"$ \[\033]133;B;k=${__termloom_key}\007\]");
+        assert_eq!(env[1].1.as_deref().unwrap(), r"$ \[\033]133;B;k=${__termloom_key-}\007\]");
         assert!(!env[2].1.as_deref().unwrap().to_string_lossy().contains(k), "{env:?}");
         assert!(env[3].1.as_deref().unwrap().to_string_lossy().contains(k), "{env:?}");
         assert!(
