@@ -211,7 +211,8 @@ fn a_kit_zsh_reads_the_sessions_zdotdir() {
 /// unexported `PS1`, `PS0` and `PROMPT_COMMAND`, so `export PS1=...` lasted one command), its
 /// marks carrying no key to a child; bash reading its startup file (`--rcfile`) too, one
 /// that sets `set -u` (review xf: `PS0: unbound variable`, and no marks). A child drawing an
-/// exported `PS1` under `set -u`, and `shopt -u promptvars`, keep working (review xf).
+/// exported `PS1` under `set -u`, and `shopt -u promptvars`, keep working, and a theme's
+/// `PROMPT_COMMAND` setting `PS1` is marked (review xf).
 #[test]
 fn a_kit_shells_prompts_hide_the_key_and_a_users_export_stays() {
     if !require("bash") {
@@ -255,6 +256,19 @@ fn a_kit_shells_prompts_hide_the_key_and_a_users_export_stays() {
         assert_eq!((result.output.as_str(), result.exit_code), ("on\n", Some(0)), "{result:?}");
         let result = shell.run_command(&shown, long).unwrap();
         assert_eq!((result.output.as_str(), result.exit_code), ("0\n", Some(1)), "{result:?}");
+    }
+    // A theme setting PS1 in PROMPT_COMMAND (starship, powerline-shell) gets the mark at each
+    // prompt (review xf: none, "shows no shell integration prompt marks").
+    let theme = TestSession::builder("bash")
+        .arg("--noprofile")
+        .file(".bashrc", "PROMPT_COMMAND='PS1=\"theme> \"'\n")
+        .shell_integration(true)
+        .start();
+    theme.wait_until(Until::prompt());
+    for _ in 0..2 {
+        let result = theme.run_command("echo hi", long).unwrap();
+        assert_eq!((result.output.as_str(), result.exit_code), ("hi\n", Some(0)), "{result:?}");
+        assert_eq!(theme.last_lines(1), ["theme> "], "{}", theme.screen());
     }
 }
 

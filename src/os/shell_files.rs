@@ -4,7 +4,9 @@
 //! bash is started as `bash --rcfile FILE -i` where FILE sources the user's `~/.bashrc`, then
 //! installs the marks: `PROMPT_COMMAND` prints `D;status` for the previous command and `A`,
 //! `PS1` gets `B` appended inside `\[ \]` (zero width, so the prompt looks the same), and `PS0`
-//! prints `C` when a command starts. With `--norc` no file is read, so the same three
+//! prints `C` when a command starts; a last step of `PROMPT_COMMAND` puts `B` back when the
+//! user's `PROMPT_COMMAND` (a theme's) replaced a marked `PS1`, not when a command did (that
+//! prompt reads as one that lost its mark). With `--norc` no file is read, so the same three
 //! variables are set in the environment instead, and the first prompt's `PROMPT_COMMAND`
 //! keeps the key, defines the startup file's functions, replaces itself with one calling
 //! them (without the key) and unexports the three. zsh is started
@@ -47,16 +49,20 @@ use std::path::{Path, PathBuf};
 use crate::term::scan::MarkKey;
 
 /// bash's functions marking its prompts, in its startup file and, with `--norc`, defined by
-/// the first prompt's `PROMPT_COMMAND`. The prompts name the key's variable while
-/// `promptvars` expands it (`echo "$PS1"` does not show the key), and hold the key itself
-/// while it is off (`shopt -u promptvars`), checked at each prompt; `${__termloom_key-}`, so
-/// that a child inheriting an exported `PS1` under `set -u` draws it (with no key).
+/// the first prompt's `PROMPT_COMMAND`: `__termloom_prompt` runs first, `__termloom_marks`
+/// last. The prompts name the key's variable while `promptvars` expands it (`echo "$PS1"`
+/// does not show the key), and hold the key itself while it is off (`shopt -u promptvars`),
+/// checked at each prompt; `${__termloom_key-}`, so that a child inheriting an exported `PS1`
+/// under `set -u` draws it (with no key). A `PS1` that held its mark as the prompt began and
+/// lost it to the user's `PROMPT_COMMAND` (a theme's, setting it at each prompt) gets it back;
+/// one replaced by a command stays unmarked (the shell reads at a prompt that lost its mark).
 macro_rules! bash_functions {
     () => {
         r#"__termloom_prompt() {
-    local status=$?
+    local status=$? b='\[\033]133;B;k=' e='\007'
     printf '\033]133;D;%s;k=%s\007\033]133;A;k=%s\007' "$status" "$__termloom_key" "$__termloom_key"
-    __termloom_marks
+    __termloom_had=
+    if [[ "$PS1" == *"$b$__termloom_key$e"* || "$PS1" == *"$b"'${__termloom_key-}'"$e"* ]]; then __termloom_had=1; fi
     return $status
 }
 __termloom_marks() {
@@ -64,6 +70,7 @@ __termloom_marks() {
     if ! shopt -q promptvars; then want="$__termloom_key"; other='${__termloom_key-}'; fi
     if [[ "$PS1" == *"$b$other$e"* ]]; then PS1=${PS1//"$b$other$e"/"$b$want$e"}; fi
     if [[ "${PS0-}" == *"$c$other$e"* ]]; then PS0=${PS0//"$c$other$e"/"$c$want$e"}; fi
+    if [[ -n "${__termloom_had-}" && "$PS1" != *"$b$want$e"* ]]; then PS1="$PS1$b$want$e"'\]'; fi
     return 0
 }
 "#
@@ -78,7 +85,7 @@ unset TERMLOOM_MARK_KEY
 if [ -r ~/.bashrc ]; then . ~/.bashrc; fi
 "#,
     bash_functions!(),
-    r#"PROMPT_COMMAND="__termloom_prompt${PROMPT_COMMAND:+; $PROMPT_COMMAND}"
+    r#"PROMPT_COMMAND="__termloom_prompt${PROMPT_COMMAND:+; $PROMPT_COMMAND}"$'\n'__termloom_marks
 # The prompts name the key's variable, expanded as they are shown (promptvars): `echo "$PS1"`
 # does not show the key, nor a child that inherits them get it.
 PS1="${PS1-}"'\[\033]133;B;k=${__termloom_key-}\007\]'
@@ -155,7 +162,8 @@ const PS0_MARK: &str = r"\033]133;C;k=${__termloom_key-}\007";
 
 /// What the first prompt's `PROMPT_COMMAND` of `bash --norc` runs once it has kept the key:
 /// the functions, and in its place a `PROMPT_COMMAND` calling them.
-const NORC_SETUP: &str = concat!(bash_functions!(), "PROMPT_COMMAND=__termloom_prompt\n");
+const NORC_SETUP: &str =
+    concat!(bash_functions!(), "PROMPT_COMMAND='__termloom_prompt; __termloom_marks'\n");
 
 /// The scripts, by file name.
 const FILES: [(&str, &str); 3] = [("bashrc", BASH_RC), (".zshenv", ZSH_ENV), (".zshrc", ZSH_RC)];
