@@ -14,16 +14,22 @@ use super::view::MAX_BYTES_RANGE;
 use super::{Call, offered};
 use crate::SessionId;
 
-/// Length of `c` in a JSON string as `serde_json` writes it.
+/// Length of `c` in a result's JSON string as a client gets it: a result's control
+/// characters but line feeds and tabs are shown by three-byte stand-ins ([`super::run`]), so
+/// those cost three bytes, not what `serde_json` writes of them (review xi: DEL and the C1
+/// controls were charged one and two, carriage return, backspace and form feed two, and
+/// 20,000 DELs in a wait's condition went 22 KB past the bound; the other C0 controls were
+/// charged six).
 fn char_json_len(c: char) -> usize {
     match c {
-        '"' | '\\' | '\n' | '\r' | '\t' | '\u{8}' | '\u{c}' => 2,
-        c if c < ' ' => 6,
+        '"' | '\\' | '\n' | '\t' => 2,
+        c if c.is_control() => 3,
         c => c.len_utf8(),
     }
 }
 
-/// Length of `text` in a JSON string (its escapes counted, the quotes not).
+/// Length of `text` in a JSON string (its escapes counted, the quotes not), as a result
+/// shows it (see [`char_json_len`]).
 pub(crate) fn json_len(text: &str) -> usize {
     text.chars().map(char_json_len).sum()
 }
@@ -306,10 +312,11 @@ pub(crate) mod worst {
     use crate::mcp::tools::ToolOutput;
     use crate::{Activity, ExitStatus, Process, Status};
 
-    /// `n` times a control character, a quote, a backslash, a two-byte character and a line
-    /// break.
+    /// `n` times DEL, a quote, a backslash, a two-byte character, a line break, a carriage
+    /// return and a C1 control: the most a result shows of a byte (DEL's stand-in `␡` is
+    /// three), and the controls JSON writes shorter than their stand-ins (review xi).
     pub(crate) fn string(n: usize) -> String {
-        "\u{1}\"\\é\n".repeat(n)
+        "\u{7f}\"\\é\n\r\u{85}".repeat(n)
     }
 
     /// A status with the longest header and JSON.
@@ -332,13 +339,21 @@ pub(crate) mod worst {
         }
     }
 
-    /// The serialized size of a result as a client gets it: its text, and its structured
+    /// The serialized size of a result as a client gets it, its control characters shown as
+    /// [`super::super::run`] shows them: its text, its image in base64, and its structured
     /// content when strings are sent in two copies.
     pub(crate) fn size(output: &ToolOutput, copies: usize) -> usize {
-        let text = serde_json::to_string(&output.text).unwrap().len();
+        let mut text = output.text.clone();
+        crate::mcp::tools::shown_controls(&mut text);
+        let text = serde_json::to_string(&text).unwrap().len();
+        let image = output.image.as_ref().map_or(0, |png| png.len().div_ceil(3) * 4);
         match copies {
-            1 => text,
-            _ => text + serde_json::to_string(&output.structured).unwrap().len(),
+            1 => text + image,
+            _ => {
+                let mut structured = output.structured.clone();
+                crate::mcp::tools::shown_controls_in(&mut structured);
+                text + image + serde_json::to_string(&structured).unwrap().len()
+            }
         }
     }
 
@@ -401,10 +416,22 @@ mod tests {
 
     #[test]
     fn json_length_is_what_serde_json_writes() {
-        for text in
-            ["plain", "line\nbreak\ttab", "quote \" back \\ slash", "\u{1}\u{1f}\u{7f}", "é デ 😀"]
-        {
+        for text in ["plain", "line\nbreak\ttab", "quote \" back \\ slash", "é デ 😀"] {
             let written = serde_json::to_string(text).unwrap();
+            assert_eq!(json_len(text), written.len() - 2, "{text:?}");
+        }
+    }
+
+    /// Control characters cost what their stand-ins do once a result shows them (review xi:
+    /// DEL and the C1 controls were charged one and two bytes, carriage return, backspace and
+    /// form feed two, against three shown).
+    #[test]
+    fn json_length_of_controls_is_their_stand_ins() {
+        let controls = ["\u{7f}", "\u{80}", "\u{9f}", "a\u{7f}\u{9b}b", "\r\u{8}\u{c}\u{1}\u{1b}"];
+        for text in controls {
+            let mut shown = text.to_owned();
+            crate::mcp::tools::shown_controls(&mut shown);
+            let written = serde_json::to_string(&shown).unwrap();
             assert_eq!(json_len(text), written.len() - 2, "{text:?}");
         }
     }

@@ -64,13 +64,13 @@ pub(crate) fn lookup(
         "png" if !args.given("max_bytes") => largest,
         _ => max_bytes(args)?,
     };
-    let whole = max;
-    let (waited, max) = wait_within(waited, whole);
+    if let Some(picture) = picture(session, name)? {
+        return pictured(picture, max, waited, largest, header(session)?, session.id());
+    }
+    let (waited, max) = wait_within(waited, max);
     let waited = waited.as_ref();
     let value = args.str(name).unwrap_or_default();
     let (block, structured) = match name {
-        "svg" => return svg(session, whole).map(|output| after_wait(output, waited)),
-        "png" => return png(session, whole, largest).map(|output| after_wait(output, waited)),
         "lines" => {
             let (from, to) = lines_asked(value)?;
             let found = session.transcript_lines(from..to.saturating_add(1), max)?;
@@ -94,7 +94,11 @@ pub(crate) fn lookup(
             let rows = Rows { screen: &screen, frame: &frame, styles };
             screen_rows(session.id(), value, rows, max, rows_structured)?
         }
-        _ => find(session, value)?,
+        _ => {
+            let screen = session.screen()?;
+            let places = screen.find_all(value).map(|at| (at.row, at.col)).collect();
+            find(session.id(), value, places)
+        }
     };
     let status = session.status()?;
     let recording = session.info().ok().and_then(|info| recording_word(&info));
@@ -141,45 +145,111 @@ fn after_wait(mut output: ToolOutput, waited: Option<&Report>) -> ToolOutput {
     output
 }
 
-/// `svg=true`: the screen drawn as SVG, whole or not at all (a cut image is no image).
-fn svg(session: &Session, max: usize) -> Result<ToolOutput, ToolError> {
-    let image = session.styled_screen()?.to_svg(&crate::SvgOptions::default());
-    if image.len() > max {
+/// A screen's picture a look-up gives: an SVG drawing, sent as text, or a PNG image, sent
+/// beside a one-line text.
+enum Picture {
+    /// `svg=true`'s drawing.
+    Svg(String),
+    /// `png=true`'s image.
+    Png(Vec<u8>),
+}
+
+impl Picture {
+    /// The look-up's result: `header` (the session's status), then the picture (or, for a
+    /// PNG, a line that tells it), for session `id`.
+    fn output(self, mut text: String, id: crate::SessionId) -> ToolOutput {
+        match self {
+            Picture::Svg(image) => {
+                push_block(&mut text, &image);
+                ToolOutput::new(text, json!({ "session_id": id.0, "svg_bytes": image.len() }))
+            }
+            Picture::Png(image) => {
+                let line = format!("[a PNG picture of the screen, {} bytes]", image.len());
+                push_block(&mut text, &line);
+                let structured = json!({ "session_id": id.0, "png_bytes": image.len() });
+                let mut output = ToolOutput::new(text, structured);
+                output.image = Some(image);
+                output
+            }
+        }
+    }
+}
+
+/// The picture look-up `name` asks for of `session`'s screen, if it is one.
+fn picture(session: &Session, name: &str) -> Result<Option<Picture>, ToolError> {
+    Ok(match name {
+        "svg" => Some(Picture::Svg(session.styled_screen()?.to_svg(&crate::SvgOptions::default()))),
+        "png" => {
+            let image = session.styled_screen()?.to_png(&crate::PngOptions::default())?;
+            Some(Picture::Png(image))
+        }
+        _ => None,
+    })
+}
+
+/// A picture look-up's result within `max` (the call's `max_bytes`; `largest`, the most a
+/// call may ask): what ended the call's wait, `waited`, cut first as [`wait_within`] cuts
+/// it, and the `picture` whole within what that leaves, or refused; after `header` (the
+/// session's status) for session `id`. (Review xi: the picture had all of `max_bytes`, the
+/// wait's strings on top.)
+fn pictured(
+    picture: Picture,
+    max: usize,
+    waited: Option<&Report>,
+    largest: usize,
+    header: String,
+    id: crate::SessionId,
+) -> Result<ToolOutput, ToolError> {
+    let (waited, left) = wait_within(waited, max);
+    let picture = match picture {
+        Picture::Svg(image) => svg(image, (max, left))?,
+        Picture::Png(image) => png(image, (max, left), largest)?,
+    };
+    Ok(after_wait(picture.output(header, id), waited.as_ref()))
+}
+
+/// What a refused picture's message says of its bound: `max_bytes`, or what it left beside
+/// what ended the call's wait. `(whole, max)`: the call's `max_bytes`, what the picture may
+/// take of it.
+fn picture_bound((whole, max): (usize, usize)) -> String {
+    match whole == max {
+        true => format!("max_bytes {max}"),
+        false => format!("the {max} bytes max_bytes {whole} leaves beside what ended the wait"),
+    }
+}
+
+/// `svg=true`: the screen drawn as SVG, `image`, whole or not at all (a cut image is no
+/// image), within `max` JSON bytes (its quotes escaped) of the call's `max_bytes`, `whole`.
+fn svg(image: String, (whole, max): (usize, usize)) -> Result<Picture, ToolError> {
+    let size = super::budget::json_len(&image);
+    if size > max {
         return Err(ToolError::invalid_input(format!(
-            "the screen's SVG is {} bytes, over max_bytes {max}; raise max_bytes (up to {}) or read the screen as text",
-            image.len(),
+            "the screen's SVG is {size} bytes in JSON, over {}; raise max_bytes (up to {}) or read the screen as text",
+            picture_bound((whole, max)),
             super::view::MAX_BYTES_RANGE.1
         ))
         .code("too_large"));
     }
-    let mut text = header(session)?;
-    push_block(&mut text, &image);
-    let structured = serde_json::json!({ "session_id": session.id().0, "svg_bytes": image.len() });
-    Ok(ToolOutput::new(text, structured))
+    Ok(Picture::Svg(image))
 }
 
-/// `png=true`: the screen as a PNG image beside a one-line text, whole or not at all; its
-/// base64 form is what counts against `max_bytes`.
-fn png(session: &Session, max: usize, largest: usize) -> Result<ToolOutput, ToolError> {
-    let options = crate::PngOptions::default();
-    let image = session.styled_screen()?.to_png(&options)?;
+/// `png=true`: the screen as a PNG image, `image`, beside a one-line text, whole or not at
+/// all; its base64 form is what counts against `max` of the call's `max_bytes`, `whole`
+/// (`largest`: the most a call may ask).
+fn png(image: Vec<u8>, (whole, max): (usize, usize), largest: usize) -> Result<Picture, ToolError> {
     let encoded = image.len().div_ceil(3) * 4;
     if encoded > max {
-        let raise = match max < largest && encoded <= largest {
+        let raise = match whole < largest && encoded + (whole - max) <= largest {
             true => format!("raise max_bytes (up to {largest}) or "),
             false => String::new(),
         };
         return Err(ToolError::invalid_input(format!(
-            "the screen's PNG is {encoded} bytes in base64, over max_bytes {max}; {raise}read the screen as text"
+            "the screen's PNG is {encoded} bytes in base64, over {}; {raise}read the screen as text",
+            picture_bound((whole, max))
         ))
         .code("too_large"));
     }
-    let mut text = header(session)?;
-    push_block(&mut text, &format!("[a PNG picture of the screen, {} bytes]", image.len()));
-    let structured = serde_json::json!({ "session_id": session.id().0, "png_bytes": image.len() });
-    let mut output = ToolOutput::new(text, structured);
-    output.image = Some(image);
-    Ok(output)
+    Ok(Picture::Png(image))
 }
 
 /// Numbered lines, one per row (`120│text`), as many whole rows as `max` bytes of JSON hold,
@@ -432,11 +502,10 @@ fn shown_pattern(pattern: &str) -> String {
     }
 }
 
-/// `find=TEXT`: where it is on the screen.
-/// (`needle` is not empty: the arguments' check refuses empty strings.)
-fn find(session: &Session, needle: &str) -> Result<(String, serde_json::Value), ToolError> {
-    let screen = session.screen()?;
-    let places: Vec<(u16, u16)> = screen.find_all(needle).map(|at| (at.row, at.col)).collect();
+/// `find=TEXT` in session `id`: where it is on the screen, `places` (row and column each), the
+/// first [`MAX_FOUND`] listed. (`needle` is not empty: the arguments' check refuses empty
+/// strings.)
+fn find(id: crate::SessionId, needle: &str, places: Vec<(u16, u16)>) -> (String, Value) {
     let listed: Vec<String> =
         places.iter().take(MAX_FOUND).map(|(row, col)| format!("row {row} col {col}")).collect();
     // (What was looked for is shown by its start when long: it was the caller's own.)
@@ -449,8 +518,11 @@ fn find(session: &Session, needle: &str) -> Result<(String, serde_json::Value), 
         ),
         _ => format!("{shown} is on the screen at {}", listed.join(", ")),
     };
-    let places: Vec<[u16; 2]> = places.iter().map(|&(row, col)| [row, col]).collect();
-    Ok((block, json!({"session_id": session.id().0, "found": places})))
+    // (The structured result lists the places the text lists, with their count: every place
+    // of a one-letter text on a large screen was tens of thousands, past any `max_bytes`.)
+    let listed: Vec<[u16; 2]> =
+        places.iter().take(MAX_FOUND).map(|&(row, col)| [row, col]).collect();
+    (block, json!({"session_id": id.0, "found": listed, "count": places.len()}))
 }
 
 /// What a transcript that holds lines `first..end` (`end` > 0) holds, and what to ask for:
@@ -505,25 +577,37 @@ mod tests {
             .collect()
     }
 
+    /// The budgets a sweep tries under wait `at` of [`waits`]: under the matched wait, whose
+    /// strings take the most, every third from 256 to 2,047 and the samples; under the others,
+    /// the samples alone (the sweep was 13 s in a debug build, review xi).
+    fn budgets(at: usize) -> Vec<usize> {
+        let sweep = (256..2048).step_by(3).filter(move |_| at == 1);
+        sweep.chain(worst::MAX_BYTES).collect()
+    }
+
     /// Each look-up's whole result at every third `max_bytes` from 256 to 2,047, in one copy
-    /// (rows in the structured result too) and two, stays within the bound: the longest
-    /// lines, many matches, wide characters, a pattern as long as allowed, the longest status,
-    /// a wait's longest line and every note (rows left out, no match on the alternate screen).
+    /// (rows in the structured result too) and two, stays within the bound, as a client gets
+    /// it (control characters shown): the longest lines, many matches, wide characters, a
+    /// pattern as long as allowed, the longest status, a wait's longest line and every note
+    /// (rows left out, no match on the alternate screen); `find` with a place in every cell;
+    /// the largest SVG (quotes escaped) and PNG each budget takes (review xi: a picture had
+    /// all of `max_bytes` beside the wait's strings).
     #[test]
     fn every_lookup_at_every_budget_stays_within_max_bytes_and_the_overhead() {
         let status = worst::status();
         let id = SessionId(u64::MAX);
         let recording = Some("recording not at its path");
         let matching = worst_lines(60);
-        let pattern = format!("(?x)漢 #{}", "\u{1}\"é漢".repeat(20_000));
+        let pattern = format!("(?x)漢 #{}", "\u{1}\"é漢\u{7f}".repeat(20_000));
         let regex = crate::wait::caller_regex(&pattern).unwrap();
         let all = TranscriptLines { first: 0, end: u64::MAX, lines: matching.clone() };
         let none = TranscriptLines { first: 0, end: u64::MAX, lines: vec![(7, "x".into())] };
+        // (Twenty rows, not a hundred: the rows past any budget tried add nothing.)
         let mut screen = Screen {
             cols: u16::MAX,
-            rows: 100,
-            lines: (0..100).map(|_| worst_lines(1)[0].1.clone()).collect(),
-            cursor: Cursor { row: 99, col: 999, visible: true },
+            rows: 20,
+            lines: (0..20).map(|_| worst_lines(1)[0].1.clone()).collect(),
+            cursor: Cursor { row: 19, col: 999, visible: true },
             alternate: true,
             title: String::new(),
             modes: Modes::default(),
@@ -534,9 +618,13 @@ mod tests {
         screen.lines[0] = "漢".repeat(30);
         let styled = [Styles::Off, Styles::All];
         let frames = styled.map(|styles| (Frame::new(&screen, &[], styles), styles));
-        for wait in waits() {
+        let places: Vec<(u16, u16)> =
+            (0..1000).flat_map(|r| (0..100).map(move |c| (r, c))).collect();
+        let needle = worst::string(100);
+        let header = || Header { started: None, status: &status, at: None, wait: None, recording };
+        for (at, wait) in waits().into_iter().enumerate() {
             for copies in [1, 2] {
-                for max in (256..2048).step_by(3).chain(worst::MAX_BYTES) {
+                for max in budgets(at) {
                     let (waited, rows_max) = wait_within(wait.as_ref(), max);
                     let one = copies == 1;
                     let found =
@@ -546,17 +634,28 @@ mod tests {
                         search(id, &pattern, &regex, all.clone(), rows_max, one, || true),
                         search(id, &pattern, &regex, none.clone(), rows_max, one, || true),
                         lines(id, "18446744073709551555-", range, found, rows_max, one).unwrap(),
+                        find(id, &needle, places.clone()),
                     ];
                     let rows = frames.iter().map(|(frame, styles)| {
                         let rows = Rows { screen: &screen, frame, styles: *styles };
                         screen_rows(id, "0-", rows, rows_max, one).unwrap()
                     });
-                    for (at, (block, structured)) in blocks.into_iter().chain(rows).enumerate() {
-                        let output =
-                            assembled(&status, waited.as_ref(), recording, &block, structured);
+                    let looked = blocks.into_iter().chain(rows).map(|(block, structured)| {
+                        assembled(&status, waited.as_ref(), recording, &block, structured)
+                    });
+                    // The largest picture each check lets through: quotes escaped, or not,
+                    // sized to what the wait leaves or to the whole budget.
+                    let svgs = [rows_max / 2, max / 2, rows_max, max]
+                        .map(|n| Picture::Svg("\"".repeat(n)));
+                    let pngs = [rows_max, max].map(|n| Picture::Png(vec![0; n / 4 * 3]));
+                    let pictures = svgs.into_iter().chain(pngs).filter_map(|picture| {
+                        let header = header().render();
+                        pictured(picture, max, wait.as_ref(), max, header, id).ok()
+                    });
+                    for (look, output) in looked.chain(pictures).enumerate() {
                         let size = worst::size(&output, copies);
                         let outcome = wait.as_ref().map(|w| w.outcome);
-                        let case = format!("look-up {at} {outcome:?} {max} {copies}: {size}");
+                        let case = format!("look-up {look} {outcome:?} {max} {copies}: {size}");
                         assert!(size <= max + MAX_BYTES_OVERHEAD, "{case}");
                     }
                 }

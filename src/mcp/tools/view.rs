@@ -1760,8 +1760,10 @@ mod tests {
                         // The strings use the budget (a screen with no rows changed has no
                         // text; the program's label is charged though only structured content
                         // sends it).
+                        // (Three eighths: a screen's rows of worst strings, DEL and C1
+                        // controls among them, fill a little less, review xi.)
                         if !matches!(shape, Some(Shape::Changes(c)) if c.rows.is_empty()) {
-                            assert!(size >= max * 2 / 5, "{view:?} {max} {copies}: {size}");
+                            assert!(size >= max * 3 / 8, "{view:?} {max} {copies}: {size}");
                         }
                     }
                 }
@@ -1804,9 +1806,9 @@ mod tests {
     }
 
     /// Every third `max_bytes` from 256 to 2,047 holds the bound for the looks at the screen
-    /// and the scrollback too, and under a wait that matched (its condition and matched text
-    /// the longest) as well as a start's refused one: text enough to fill each budget several
-    /// times over, the screen's header the longest.
+    /// and the scrollback too under a wait that matched (its condition and matched text the
+    /// longest), and the samples under a start's refused one and none: text enough to fill
+    /// each budget several times over, the screen's header the longest.
     #[test]
     fn every_budget_of_each_view_stays_within_max_bytes_and_the_overhead() {
         // (Forty rows, not five hundred: the sweep's layouts are many.)
@@ -1826,8 +1828,13 @@ mod tests {
             [View::Screen, View::Scrollback].into_iter().flat_map(|v| [(v, refused), (v, matched)]),
         );
         for (view, wait) in views {
+            // Every third budget under the matched wait, whose strings take the most; the
+            // samples under the others (the sweep was 12 s in a debug build, review xi).
+            let sweep =
+                (256..2048).step_by(3).filter(|_| wait.is_some_and(|w| w.outcome == "matched"));
+            let budgets: Vec<usize> = sweep.chain(worst::MAX_BYTES).collect();
             for copies in [1, 2] {
-                for max in (256..2048).step_by(3) {
+                for &max in &budgets {
                     let budget = Budget::with_copies(max, copies);
                     let (output, _) = layout(&full, view, budget, wait, true);
                     let size = worst::size(&output, copies);
