@@ -86,10 +86,6 @@ fn a_host_chooses_the_tools_and_the_budget() {
     assert!(!result.is_error && result.text.contains("hello"), "{}", result.text);
 }
 
-/// A budget below the least `max_bytes` is refused when it is set, saying why: no result fits
-/// it (a start's under 256 was 467 bytes of text, its header and notes besides the 256 its
-/// strings shared; one of 10 was taken as 256 without a word). At the least, a result stays
-/// within the budget and the framing the docs name.
 /// A host that offers some of the tools gets results whose advice names only those (review
 /// ig: a toolbox offering `terminal_run` alone was told to answer with `terminal_send`, follow
 /// with `terminal_read` and close with `terminal_close`); one that offers all of them gets that
@@ -123,6 +119,10 @@ fn a_subset_of_the_tools_is_advised_alone() {
     }
 }
 
+/// A budget below the least `max_bytes` is refused when it is set, saying why: no result fits
+/// it (a start's under 256 was 467 bytes of text, its header and notes besides the 256 its
+/// strings shared; one of 10 was taken as 256 without a word). At the least, a result stays
+/// within the budget and the framing the docs name.
 #[test]
 fn a_budget_too_small_for_any_result_is_refused() {
     let Err(err) = Toolbox::new(engine()).max_bytes(255) else {

@@ -185,16 +185,15 @@ impl ToolError {
     }
 }
 
-/// Advice to list the sessions (`list`) or start one (`start`), in the tools offered, joined
-/// by `or` when both are: `"; "` and the advice, or nothing when neither tool is offered.
-fn list_or_start(list: &str, or: &str, start: &str) -> String {
-    let advice: Vec<&str> = [(offers("terminal_list"), list), (offers("terminal_start"), start)]
-        .into_iter()
-        .filter_map(|(offered, advice)| offered.then_some(advice))
-        .collect();
-    match advice.is_empty() {
-        true => String::new(),
-        false => format!("; {}", advice.join(or)),
+/// Advice to list the sessions (`list`) or start one (`start`, as it follows `or`, and as
+/// it reads alone), in the tools offered, joined by `or` when both are: `"; "` and the
+/// advice, or nothing when neither tool is offered (review xi: `start` alone had no verb).
+fn list_or_start(list: &str, or: &str, (start, alone): (&str, &str)) -> String {
+    match (offers("terminal_list"), offers("terminal_start")) {
+        (true, true) => format!("; {list}{or}{start}"),
+        (true, false) => format!("; {list}"),
+        (false, true) => format!("; {alone}"),
+        (false, false) => String::new(),
     }
 }
 
@@ -207,19 +206,23 @@ impl From<Error> for ToolError {
                 list_or_start(
                     "call terminal_list to see the sessions",
                     ", or ",
-                    "terminal_start to start one"
+                    ("terminal_start to start one", "call terminal_start to start one")
                 )
             ),
             Error::SessionForgotten { session, kept } => format!(
                 "session {session} ended and was forgotten: only the {kept} most recently ended sessions are kept{}",
-                list_or_start("terminal_list shows them", ", ", "terminal_start starts a new one")
+                list_or_start(
+                    "terminal_list shows them",
+                    ", ",
+                    ("terminal_start starts a new one", "terminal_start starts a new one")
+                )
             ),
             Error::SessionBeforeFirst { session, first } => format!(
                 "session {session} was a session of the server that ran before on this socket, and ended with it: this server numbers its sessions from {first}{}",
                 list_or_start(
                     "call terminal_list to see them",
                     ", or ",
-                    "terminal_start to start one"
+                    ("terminal_start to start one", "call terminal_start to start one")
                 )
             ),
             Error::SessionClosed(id) => format!(
@@ -718,6 +721,23 @@ mod offered_tests {
         let _only = offered::offering(Offered::of(&["terminal_send"]));
         assert_names_only(&["terminal_send"], &texts());
         assert!(texts()[0].ends_with("session 3 does not exist"), "{:?}", texts());
+    }
+
+    /// With terminal_start offered and not terminal_list, the advice to start a session has
+    /// its verb (review xi: "does not exist; terminal_start to start one").
+    #[test]
+    fn advice_to_start_a_session_alone_is_a_sentence() {
+        let _only = offered::offering(Offered::of(&["terminal_read", "terminal_start"]));
+        let message = |err| ToolError::from(err).message;
+        assert_eq!(
+            message(Error::UnknownSession(SessionId(3))),
+            "session 3 does not exist; call terminal_start to start one"
+        );
+        let before =
+            message(Error::SessionBeforeFirst { session: SessionId(3), first: SessionId(9) });
+        assert!(before.ends_with("from 9; call terminal_start to start one"), "{before}");
+        let forgotten = message(Error::SessionForgotten { session: SessionId(3), kept: 64 });
+        assert!(forgotten.ends_with("are kept; terminal_start starts a new one"), "{forgotten}");
     }
 }
 
