@@ -5,6 +5,8 @@
 //! kept small (a test holds it to 8 KB, 8,000 bytes, in every revision): descriptions teach
 //! in few words, the shared wait and view arguments are described once (by `terminal_read`)
 //! and listed by type elsewhere (a choice's values too), and there are no output schemas.
+//! A toolbox's subset of the tools ([`ToolDef::entry_for`]) has them described by its first
+//! tool that takes them, and descriptions that name only its tools.
 //!
 //! Everything else about the tools derives from this table: the `tools/list` entries (every
 //! revision's shape), which tools exist, and the checks of a call's arguments (`args.rs`:
@@ -16,6 +18,7 @@ use serde_json::{Map, Value, json};
 
 use super::super::protocol::Revision;
 use super::args::Args;
+use super::offered::Offered;
 use super::view::{DEFAULT_MAX_BYTES, MAX_BYTES_RANGE, View};
 use super::waits::{SETTLE_QUIET, SETTLE_TIMEOUT};
 use super::{Call, ToolError, ToolOutput, control, io};
@@ -277,6 +280,66 @@ pub(crate) const TOOLS: &[ToolDef] = &[
         run: control::list,
     },
 ];
+
+/// The tool that describes argument `name` under the tools `offered`: the first offered that
+/// describes it in its own schema, else the first offered that takes it.
+fn describer(name: &str, offered: Offered) -> Option<&'static str> {
+    let tools = || TOOLS.iter().filter(|tool| offered.has(tool.name) && tool.accepts(name));
+    let tool = tools().find(|tool| tool.describes(name)).or_else(|| tools().next());
+    tool.map(|tool| tool.name)
+}
+
+/// Tool `name`'s `description` phrased with only the tools `offered` (each phrase that names
+/// another is said without it); the same under all of them.
+fn alone(name: &str, description: &str, offered: Offered) -> String {
+    let has = |tool| offered.has(tool);
+    let settled = format!(
+        "then waits {}, or for its wait fields; returns the new output or screen",
+        settle()
+    );
+    let mut text = description.to_owned();
+    let mut say = |was: &str, now: &str| text = text.replace(was, now);
+    match name {
+        "terminal_start" => {
+            if !has("terminal_run") {
+                say(
+                    " (command, argv, or neither: a shell for terminal_run)",
+                    " (command, argv, or neither: a shell)",
+                );
+            }
+            if !has("terminal_read") {
+                say(
+                    ", or for terminal_read's wait fields; returns what terminal_read would.",
+                    ", or for its wait fields; returns its output or screen.",
+                );
+            }
+        }
+        "terminal_send" | "terminal_mouse" if !has("terminal_start") => {
+            say("then read it as terminal_start does.", &format!("{settled}."));
+            say("then read as terminal_start does.", &format!("{settled}."));
+        }
+        "terminal_signal" if !has("terminal_send") => {
+            say(
+                "then wait as terminal_send does.",
+                &format!("then waits {}; returns the new output or screen.", settle()),
+            );
+        }
+        "terminal_run" => {
+            let goes_on = match (has("terminal_read"), has("terminal_send")) {
+                (true, true) => "it goes on (terminal_read prompt=true, or send).",
+                (true, false) => "it goes on (terminal_read prompt=true).",
+                (false, true) => "it goes on (terminal_send answers it).",
+                (false, false) => "it goes on.",
+            };
+            say("it goes on (terminal_read prompt=true, or send).", goes_on);
+            if !has("terminal_start") {
+                say(" Interactive programs: terminal_start.", "");
+            }
+        }
+        _ => {}
+    }
+    text
+}
 
 /// Every tool name, in the order they are listed.
 pub(crate) const NAMES: [&str; TOOLS.len()] = {
@@ -601,6 +664,31 @@ impl ToolDef {
         Value::Object(hints)
     }
 
+    /// The tool's entry as a caller offering `offered` lists it: [`ToolDef::entry`] when all
+    /// the tools are offered; under a subset (review xi), its description names only tools
+    /// offered ([`alone`]), and a shared argument no offered tool describes is described by
+    /// the first offered tool that takes it.
+    pub(crate) fn entry_for(&self, revision: Revision, offered: Offered) -> Value {
+        let mut entry = self.entry(revision);
+        if TOOLS.iter().all(|tool| offered.has(tool.name)) {
+            return entry;
+        }
+        entry["description"] = json!(alone(self.name, &self.description.render(), offered));
+        let properties = &mut entry["inputSchema"]["properties"];
+        for args in self.args.iter().skip(self.described) {
+            for arg in args.iter().filter(|arg| describer(arg.name, offered) == Some(self.name)) {
+                properties[arg.name] = arg.schema(true);
+            }
+        }
+        entry
+    }
+
+    /// Whether this tool describes its argument `name` in its own schema.
+    fn describes(&self, name: &str) -> bool {
+        let described = self.args.iter().take(self.described);
+        described.flat_map(|args| args.iter()).any(|arg| arg.name == name)
+    }
+
     /// The tool's `tools/list` entry, shaped for the revision: annotations from 2025-03-26.
     /// Titles (which hosts show in place of the name when given) are left out to save bytes
     /// a model reads on every conversation, and there are no output schemas: structured results carry ids,
@@ -624,6 +712,41 @@ impl ToolDef {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Under every subset of the tools, each offered tool's entry names only offered tools,
+    /// and every argument with a description is described by an offered tool (review xi:
+    /// `only(["terminal_send"])` read "as terminal_start does", its wait and view arguments
+    /// "described once, by terminal_read", which was not offered); under all of them, the
+    /// entries are `tools/list`'s.
+    #[test]
+    fn a_subset_of_the_tools_is_described_alone() {
+        use super::super::offered::{assert_names_only, subsets_with};
+        let revision = Revision::LATEST_HANDSHAKE;
+        let all = Offered::of(&NAMES);
+        assert!(TOOLS.iter().all(|tool| tool.entry_for(revision, all) == tool.entry(revision)));
+        for subset in TOOLS.iter().flat_map(|tool| subsets_with(tool.name)) {
+            let offered = Offered::of(&subset);
+            let tools = || TOOLS.iter().filter(|tool| subset.contains(&tool.name));
+            let entries: Vec<Value> =
+                tools().map(|tool| tool.entry_for(revision, offered)).collect();
+            let texts: Vec<String> = entries.iter().map(Value::to_string).collect();
+            assert_names_only(&subset, &texts);
+            for arg in tools().flat_map(|tool| tool.args()) {
+                if arg.description.render().is_empty() {
+                    continue;
+                }
+                let described = entries.iter().any(|entry| {
+                    entry["inputSchema"]["properties"][arg.name].get("description").is_some()
+                });
+                assert!(described, "{subset:?}: {} undescribed", arg.name);
+            }
+        }
+        let send =
+            find("terminal_send").unwrap().entry_for(revision, Offered::of(&["terminal_send"]));
+        let description = send["description"].as_str().unwrap();
+        assert!(description.starts_with("Type into a session, then waits until"), "{description}");
+        assert!(send["inputSchema"]["properties"]["view"].get("enum").is_some(), "{send}");
+    }
 
     #[test]
     fn the_signals_are_those_the_crate_parses() {

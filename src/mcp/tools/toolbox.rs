@@ -321,9 +321,11 @@ impl Toolbox {
     }
 
     /// Only the tools named (the others are neither defined nor callable); an unknown name is
-    /// an error naming the tools there are. Results' advice names only these: where it would
-    /// name another (to read the rest with `terminal_read`, answer with `terminal_send`), it
-    /// is phrased without it or left out.
+    /// an error naming the tools there are. Results' advice and the tools' definitions name
+    /// only these: where they would name another (to read the rest with `terminal_read`,
+    /// answer with `terminal_send`, read "as terminal_start does"), it is phrased without it
+    /// or left out, and arguments described once for all the tools are described by the
+    /// first of these that takes them.
     pub fn only(mut self, names: &[&str]) -> crate::Result<Toolbox> {
         let mut enabled = Vec::new();
         for name in names {
@@ -378,7 +380,8 @@ impl Toolbox {
             .iter()
             .filter(|tool| self.enabled.contains(&tool.name))
             .map(|tool| {
-                let entry = tool.entry(Revision::LATEST_HANDSHAKE);
+                let offered = Offered::of(&self.enabled);
+                let entry = tool.entry_for(Revision::LATEST_HANDSHAKE, offered);
                 ToolDefinition {
                     name: tool.name.to_owned(),
                     title: tool.title.to_owned(),
