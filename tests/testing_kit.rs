@@ -252,6 +252,10 @@ fn a_kit_shells_prompts_hide_the_key_and_a_users_export_stays() {
         assert_eq!((result.output.as_str(), result.exit_code), ("off\n", Some(0)), "{result:?}");
         let result = shell.run_command("echo next", long).unwrap();
         assert_eq!((result.output.as_str(), result.exit_code), ("next\n", Some(0)), "{result:?}");
+        // Holding the key, the exported PS1 is no longer handed on (review xl: every child
+        // got the key).
+        let result = shell.run_command(&format!("env | {key}"), long).unwrap();
+        assert_eq!((result.output.as_str(), result.exit_code), ("0\n", Some(1)), "{result:?}");
         let result = shell.run_command("shopt -s promptvars; echo on", long).unwrap();
         assert_eq!((result.output.as_str(), result.exit_code), ("on\n", Some(0)), "{result:?}");
         let result = shell.run_command(&shown, long).unwrap();

@@ -20,13 +20,15 @@
 //! left on hands it to no command and printing one fakes no prompt; the integration's own
 //! variables are declared before the user's files run (`warn_create_global`), and it reads
 //! those the user's files may leave unset as `nounset` allows (`${PS0-}`), as bash's does.
-//! With `setopt no_prompt_percent` the mark goes without `%{ %}` (which would be shown).
+//! With `setopt no_prompt_percent` the mark goes without `%{ %}` (which would be shown; zsh
+//! then counts its bytes in the prompt's width, so a line that wraps may be drawn askew).
 //!
 //! Only the session's own shell marks its prompts, and `echo "$PS1"` does not show the key: bash's
 //! `PS1` and `PS0` name it (`${__termloom_key-}`, an unexported variable, expanded as the prompt is
 //! shown, empty in a child under `set -u` that inherits them), while `promptvars` is on: at each
 //! prompt `PROMPT_COMMAND` makes the marks hold the key itself if `shopt -u promptvars` turned it
-//! off (`echo "$PS1"` shows it then), and name it again once it is back on. They and
+//! off (`echo "$PS1"` shows it then, and they are unexported: no command inherits the key), and
+//! name it again once it is back on. They and
 //! `PROMPT_COMMAND`, which may have come from the environment, are unexported once (by the startup
 //! file, or at the first prompt), so a nested shell started at the prompt draws no marks (it reads
 //! as the command still running) and no command inherits them; one the user exports later stays
@@ -52,10 +54,12 @@ use crate::term::scan::MarkKey;
 /// the first prompt's `PROMPT_COMMAND`: `__termloom_prompt` runs first, `__termloom_marks`
 /// last. The prompts name the key's variable while `promptvars` expands it (`echo "$PS1"`
 /// does not show the key), and hold the key itself while it is off (`shopt -u promptvars`),
-/// checked at each prompt; `${__termloom_key-}`, so that a child inheriting an exported `PS1`
+/// checked at each prompt, unexported then (review xl: an exported `PS1` handed the key on); `${__termloom_key-}`, so that a child inheriting an exported `PS1`
 /// under `set -u` draws it (with no key). A `PS1` that held its mark as the prompt began and
 /// lost it to the user's `PROMPT_COMMAND` (a theme's, setting it at each prompt) gets it back;
-/// one replaced by a command stays unmarked (the shell reads at a prompt that lost its mark).
+/// one replaced by a command stays unmarked (the shell reads at a prompt that lost its mark),
+/// and so does one a `PROMPT_COMMAND` array's later element sets (only `$PROMPT_COMMAND`, its
+/// first, is wrapped).
 macro_rules! bash_functions {
     () => {
         r#"__termloom_prompt() {
@@ -71,6 +75,8 @@ __termloom_marks() {
     if [[ "$PS1" == *"$b$other$e"* ]]; then PS1=${PS1//"$b$other$e"/"$b$want$e"}; fi
     if [[ "${PS0-}" == *"$c$other$e"* ]]; then PS0=${PS0//"$c$other$e"/"$c$want$e"}; fi
     if [[ -n "${__termloom_had-}" && "$PS1" != *"$b$want$e"* ]]; then PS1="$PS1$b$want$e"'\]'; fi
+    # Holding the key itself, they go to no command (an export, `set -a`, would hand it on).
+    if ! shopt -q promptvars; then export -n PS1 PS0; fi
     return 0
 }
 "#
