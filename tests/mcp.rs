@@ -5545,6 +5545,51 @@ fn a_frame_cut_by_max_bytes_is_not_named_as_output_off_the_screen() {
     client.finish();
 }
 
+/// dialog paints over the command line that started it. Read with a `max_bytes` that cuts the
+/// read's start, the lines the cut left out were put back to compare with the screen without
+/// the mark that the read began with the echo: the typed line was named "new output not on
+/// this screen" (`lines_not_on_screen: [0, 0]`), and the screen's lines as 1-18, not 5-18 as
+/// with a budget that did not cut the read's start. Both budgets name the same lines. So with
+/// `top` started after `seq 50`: its command line was named.
+#[test]
+fn a_dialog_cut_by_max_bytes_does_not_name_the_line_typed() {
+    if !common::require("dialog") || !common::require("bash") {
+        return;
+    }
+    let mut client = Client::initialized("2025-11-25");
+    let line = "dialog --menu 'Pick one' 15 40 4 1 Apple 2 Banana 3 Cherry; echo rc=$?";
+    let mut named = Vec::new();
+    for max_bytes in [400, 1500] {
+        let id = client.bash_sized(80, 24);
+        let sent = json!({"session_id": id, "text": line, "submit": true, "max_bytes": max_bytes});
+        let menu = client.call("terminal_send", sent);
+        let shown = text(&menu);
+        assert!(shown.contains("dialog waiting for keys"), "{shown}");
+        assert!(shown.contains("[this screen was cut: new output lines "), "{shown}");
+        assert!(!shown.contains("not on this screen"), "{shown}");
+        let structured = &menu["structuredContent"];
+        assert!(structured.get("lines_not_on_screen").is_none(), "{structured}");
+        named.push(structured["cut_screen_lines"].clone());
+        client.call("terminal_close", json!({"session_id": id}));
+    }
+    assert!(named[0].is_array() && named[0] == named[1], "{named:?}");
+    // `top` after lines that scrolled: its prompt line was named (`lines_not_on_screen`).
+    if common::require("top") {
+        let id = client.bash_sized(80, 24);
+        let counted = client.send_to(&id, json!({"text": "seq 50", "submit": true}));
+        assert!(counted.contains("\n50\n"), "{counted}");
+        let sent = json!({"session_id": id, "text": "top -d 60", "submit": true, "max_bytes": 800});
+        let top = client.call("terminal_send", sent);
+        let shown = text(&top);
+        assert!(shown.contains("top waiting for keys"), "{shown}");
+        assert!(!shown.contains("not on this screen"), "{shown}");
+        let structured = &top["structuredContent"];
+        assert!(structured.get("lines_not_on_screen").is_none(), "{structured}");
+        client.call("terminal_close", json!({"session_id": id}));
+    }
+    client.finish();
+}
+
 /// A line typed at a prompt that starts a program on the alternate screen (vim, less, htop, a
 /// curses script) is read by the call that typed it, in the default view, with the screen the
 /// program drew; after a look at the screen alone (`view="screen"`) it is unread when the

@@ -994,8 +994,10 @@ fn read_with_screen(
 
 /// `read`, cut at its start by the budget, with the last of the lines the cut left out (as
 /// many as the screen has `rows`, the most it can show) back at its start, to be compared
-/// with the screen; the lines before them stay left out. `None` when nothing was left out or
-/// the transcript no longer holds those lines whole.
+/// with the screen; the lines before them stay left out. Whether the uncut read began with
+/// the echo of the line the call submitted is kept: put back to its start, that line is
+/// skipped as in a read not cut (`dialog` paints over it). `None` when nothing was left out
+/// or the transcript no longer holds those lines whole.
 fn with_lines_left_out(session: &Session, read: &NewOutput, rows: usize) -> Option<NewOutput> {
     let first = read.first_line?;
     if read.omitted == 0 || read.omitted_breaks == 0 {
@@ -1018,6 +1020,7 @@ fn with_lines_left_out(session: &Session, read: &NewOutput, rows: usize) -> Opti
         text,
         omitted_breaks: read.omitted_breaks - back,
         first_line: Some(first),
+        starts_with_echo: read.starts_with_echo,
         ..NewOutput::nothing(read.status.clone())
     })
 }
