@@ -11,7 +11,8 @@
 //! [`READ_BOUND`] from when the helper began the read, which it may not do for up to
 //! [`TURN_BOUND`] (a machine so loaded that a woken thread waits that long for the CPU: not
 //! the program's doing; a helper that has not begun by then is refused, its process not
-//! blamed), and as long again as the helper waited for the CPU since it began (its
+//! blamed but held: its reads refused at once for [`HELD_FOR`], then tried again), and as
+//! long again as the helper waited for the CPU since it began (its
 //! `schedstat`; while it is runnable, only the time it ran is the read's), within
 //! [`TURN_BOUND`] after it was sent. A read that takes longer is refused
 //! ([`Refused`]): its helper is left to it (a FUSE read the server took ends only when the
@@ -19,8 +20,9 @@
 //! bound of its own (off a run queue: sleeping on the program, or working), its process
 //! (told by its pid and start time) is remembered as slow for its life: its further such reads are
 //! refused at once, so releasing and taking again what its reads wait on costs the reactor
-//! one bound (up to [`TURN_BOUND`] on a loaded machine), not one a probe (for [`MAX_SLOW`]
-//! live such processes: past them, each costs a bound a probe).
+//! one bound, not one a probe (for [`MAX_SLOW`] live such processes: past them, each costs a
+//! bound a probe); one whose read was refused with no one blamed is held for [`HELD_FOR`],
+//! costing up to [`TURN_BOUND`] once a while under a load that lasts, not every read.
 //! An `fdinfo` is read up to [`FDINFO_BYTES`]; the kernel still builds it whole, its work and
 //! memory growing with an epoll set's watches, and a read it answers within the bound is
 //! never blamed (a set of 45,000 watches, about 45 ms a read, waited on by four threads,
@@ -41,9 +43,16 @@ pub(super) const READ_BOUND: Duration = Duration::from_millis(50);
 
 /// How long, in all, a caller waits for its helper to begin a read: one that has not had the
 /// CPU yet on a loaded machine (under a CI run, a woken thread can wait longer than
-/// [`READ_BOUND`] for its turn) is not the program's doing, but past this the read is
-/// refused and its process blamed all the same.
+/// [`READ_BOUND`] for its turn) is not the program's doing: past this the read is refused,
+/// its process not blamed but held for [`HELD_FOR`].
 pub(super) const TURN_BOUND: Duration = Duration::from_millis(250);
+
+/// How long a process one of whose reads was refused with no one blamed (held up by the
+/// machine's load: not begun within [`TURN_BOUND`], or kept off the CPU) has its further
+/// reads refused at once: under a load that lasts, each read of it cost up to [`TURN_BOUND`]
+/// every probe (review xn: 8 reads, 2 s), and one a while, then tried again, bounds that
+/// without taking its load for the program's doing for its life.
+const HELD_FOR: Duration = Duration::from_secs(1);
 
 /// The most helpers left stuck in a read at once.
 pub(super) const MAX_STUCK: usize = 4;
@@ -76,9 +85,12 @@ struct Blamed {
     stuck: usize,
     /// Each process (pid, start time) one of whose reads took longer than the bound.
     slow: Vec<(i32, u64)>,
+    /// Each process (pid) one of whose reads was refused with no one blamed, and until when
+    /// its reads are refused at once ([`HELD_FOR`]); at most [`MAX_SLOW`].
+    held: Vec<(i32, Instant)>,
 }
 
-static BLAMED: Mutex<Blamed> = Mutex::new(Blamed { stuck: 0, slow: Vec::new() });
+static BLAMED: Mutex<Blamed> = Mutex::new(Blamed { stuck: 0, slow: Vec::new(), held: Vec::new() });
 
 fn blamed() -> MutexGuard<'static, Blamed> {
     BLAMED.lock().unwrap_or_else(PoisonError::into_inner)
@@ -232,6 +244,11 @@ fn ask<R: Send + 'static>(
         if blamed.stuck >= MAX_STUCK || listed && is_slow(&mut blamed, pid, started) {
             return Err(Refused::Slow);
         }
+        let now = Instant::now();
+        blamed.held.retain(|&(_, until)| until > now);
+        if pid > 0 && blamed.held.iter().any(|&(held, _)| held == pid) {
+            return Err(Refused::Slow);
+        }
     }
     let (answer, answered) = crossbeam_channel::bounded(1);
     let abandoned = Arc::new(AtomicBool::new(false));
@@ -309,8 +326,16 @@ fn ask<R: Send + 'static>(
     HELPER.with(|helper| helper.borrow_mut().take());
     if let Some(started) = started {
         remember_slow(&mut blamed, pid, started, &gone);
+    } else if pid > 0 && !blames && blamed.held.len() < MAX_SLOW {
+        blamed.held.push((pid, Instant::now() + HELD_FOR));
     }
     Err(Refused::Slow)
+}
+
+/// (Tests) Forgets that process `pid`'s reads are held ([`HELD_FOR`]).
+#[cfg(test)]
+fn forget_held(pid: i32) {
+    blamed().held.retain(|&(held, _)| held != pid);
 }
 
 /// The text of the `fdinfo` file at `path` (`/proc/PID/…/fdinfo/N`), read [`within_bound`]:
@@ -439,12 +464,57 @@ pub(super) mod tests {
     /// the remote prompt's wait read unknown to its end, 1 run in 45).
     #[test]
     fn a_read_kept_off_the_cpu_past_the_bound_is_answered_and_blames_no_one() {
+        let process = sleeper();
+        let pid = process.id() as i32;
+        // (Up to three times: one begun late on a loaded machine may pass `TURN_BOUND`,
+        // refused then, but blaming no one; a refusal holds the process for `HELD_FOR`, so
+        // the hold is forgotten before each.)
+        let mut answers = Vec::new();
+        beside_a_hog(|cpu| {
+            while answers.len() < 3 && !answers.contains(&Ok(7)) {
+                forget_held(pid);
+                answers.push(within_bound(pid, yielding(cpu, READ_BOUND * 2)));
+            }
+        });
+        if answers.is_empty() {
+            return;
+        }
+        assert!(answers.contains(&Ok(7)), "refused though it waited for the CPU: {answers:?}");
+        forget_held(pid);
+        assert_eq!(within_bound(pid, || 8), Ok(8), "its process is not slow");
+        end(process);
+    }
+
+    /// A read refused with no one blamed (kept off the CPU past `TURN_BOUND`: a load that
+    /// lasts) holds its process for [`HELD_FOR`]: its further reads are refused at once, not
+    /// each after up to `TURN_BOUND` (review xn: 8 reads cost 2 s, and so every probe), and it
+    /// is tried again once the hold ends: not slow for its life.
+    #[test]
+    fn a_read_held_up_by_load_holds_its_process_a_while() {
+        let process = sleeper();
+        let pid = process.id() as i32;
+        let mut refused = None;
+        beside_a_hog(|cpu| refused = Some(within_bound(pid, yielding(cpu, TURN_BOUND * 2))));
+        let Some(refused) = refused else { return };
+        assert_eq!(refused, Err(Refused::Slow));
+        let began = Instant::now();
+        for _ in 0..8 {
+            assert_eq!(within_bound(pid, || 2), Err(Refused::Slow), "held");
+        }
+        assert!(began.elapsed() < READ_BOUND, "8 held reads took {:?}", began.elapsed());
+        forget_held(pid);
+        assert_eq!(within_bound(pid, || 3), Ok(3), "tried again once the hold ends");
+        end(process);
+    }
+
+    /// Runs `f` with a thread spinning on one CPU, given to `f`, and this thread on another
+    /// (which the spinner does not keep from seeing a bound's end); not where the kernel
+    /// gives no `schedstat` or fewer than two CPUs are allowed.
+    fn beside_a_hog(f: impl FnOnce(rustix::thread::CpuSet)) {
         let own = std::fs::read("/proc/thread-self/schedstat").unwrap_or_default();
         if cpu_times(&own).is_none() {
             return;
         }
-        // (The hog and the helper on one CPU, this thread on another, which the hog does not
-        // keep from seeing the bound's end.)
         let allowed = rustix::thread::sched_getaffinity(None).unwrap();
         let cpus: Vec<usize> =
             (0..rustix::thread::CpuSet::MAX_CPU).filter(|&n| allowed.is_set(n)).take(2).collect();
@@ -454,8 +524,6 @@ pub(super) mod tests {
         rustix::thread::sched_setaffinity(None, &own).unwrap();
         let mut cpu = rustix::thread::CpuSet::new();
         cpu.set(hogged);
-        let process = sleeper();
-        let pid = process.id() as i32;
         let stop = Arc::new(AtomicBool::new(false));
         let (ready, hogging) = crossbeam_channel::bounded(1);
         let hog = {
@@ -469,28 +537,23 @@ pub(super) mod tests {
             })
         };
         hogging.recv().unwrap();
-        // (The helper, on the hog's CPU, gives it the CPU until twice the bound after it
-        // began: runnable throughout, running for microseconds. Up to three times: one begun
-        // late on a loaded machine may pass `TURN_BOUND`, refused then, but blaming no one.)
-        let yielding = || {
-            move || {
-                rustix::thread::sched_setaffinity(None, &cpu).unwrap();
-                let began = Instant::now();
-                while began.elapsed() < READ_BOUND * 2 {
-                    rustix::thread::sched_yield();
-                }
-                7
-            }
-        };
-        let mut answers = Vec::new();
-        while answers.len() < 3 && !answers.contains(&Ok(7)) {
-            answers.push(within_bound(pid, yielding()));
-        }
+        f(cpu);
         stop.store(true, Ordering::Relaxed);
         hog.join().unwrap();
-        assert!(answers.contains(&Ok(7)), "refused though it waited for the CPU: {answers:?}");
-        assert_eq!(within_bound(pid, || 8), Ok(8), "its process is not slow");
-        end(process);
+        rustix::thread::sched_setaffinity(None, &allowed).unwrap();
+    }
+
+    /// A read that moves its helper to `cpu` (the hog's) and gives it the CPU for `time`:
+    /// runnable throughout, running for microseconds; answers 7.
+    fn yielding(cpu: rustix::thread::CpuSet, time: Duration) -> impl FnOnce() -> i32 + Send {
+        move || {
+            rustix::thread::sched_setaffinity(None, &cpu).unwrap();
+            let began = Instant::now();
+            while began.elapsed() < time {
+                rustix::thread::sched_yield();
+            }
+            7
+        }
     }
 
     /// Reads sent from other threads while one is stuck are answered (they waited behind
@@ -549,7 +612,7 @@ pub(super) mod tests {
             .iter()
             .map(|sleeper| (sleeper.id() as i32, start_time(sleeper.id() as i32).unwrap()))
             .collect();
-        let mut blamed = Blamed { stuck: 0, slow: Vec::new() };
+        let mut blamed = Blamed { stuck: 0, slow: Vec::new(), held: Vec::new() };
         for &(pid, at) in &listed[..MAX_SLOW] {
             remember_slow(&mut blamed, pid, at, &[]);
         }
