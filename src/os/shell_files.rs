@@ -32,7 +32,8 @@
 //! `PROMPT_COMMAND`, which may have come from the environment, are unexported once (by the startup
 //! file, or at the first prompt), so a nested shell started at the prompt draws no marks (it reads
 //! as the command still running) and no command inherits them; one the user exports later stays
-//! exported, and a child gets a mark without the key. zsh's `PS1` holds the mark only while the
+//! exported (but while `promptvars` is off, and after it: review xn), and a child gets a mark
+//! without the key. zsh's `PS1` holds the mark only while the
 //! prompt is shown (unexported meanwhile, then exported again if it was, `allexport` or not), so a
 //! `PS1` the user exports stays so. The key itself is in the shell's memory (`echo
 //! $__termloom_key`, `set` show it).

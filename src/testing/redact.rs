@@ -149,7 +149,7 @@ impl Redactions {
     /// dots ending a sentence before them (`saved in /tmp/x.`), not before a letter, a digit or
     /// one of `_.-+~@%` (`/tmp/xy` and `/tmp/x.bak` stay). And only where the path begins: at
     /// the start of the text or after a character that is none of those nor `/` (a blank, a
-    /// quote, `=`, `:`, a bracket, a box-drawing border...), so that a longer path ending
+    /// quote, `=`, `:`, an opening bracket, a box-drawing border...), so that a longer path ending
     /// with it stays (`/mnt/tmp/x` and `./tmp/x` are other files), and so does one right
     /// after a letter or a digit (`v2/tmp/x`), or a `]` (a replacement's end: a folder of the
     /// same name under the path, `[NAME]/tmp/x/a`, stays); after a short option (`-I/tmp/x`,
