@@ -276,6 +276,59 @@ fn a_kit_shells_prompts_hide_the_key_and_a_users_export_stays() {
     }
 }
 
+/// A bash-preexec-like hook that puts itself first in `PROMPT_COMMAND` (and leaves `$?` 0)
+/// leaves the command's exit code and a theme's marks (review xl 3: `(exit 7)` gave 0, and a
+/// `precmd` setting PS1 left the prompt unmarked for good); a theme that owns PS1 marks it
+/// again after a command set PS1 (review xl 1: every later command was refused at a prompt
+/// that lost its mark), while without a theme a PS1 a command replaced stays unmarked.
+#[test]
+fn a_kit_bash_keeps_exit_codes_and_a_themes_marks_behind_a_hook_that_goes_first() {
+    if !require("bash") {
+        return;
+    }
+    let long = Duration::from_secs(20);
+    // What bash-preexec does to PROMPT_COMMAND at its first prompt, and to `$?`.
+    let hook = r#"__bp_install() { PROMPT_COMMAND="__bp_precmd"$'\n'"${PROMPT_COMMAND//__bp_install[;$'\n']/}"$'\n'__bp_mode; }
+__bp_precmd() { __bp_ret=$?; precmd; }
+__bp_mode() { :; }
+precmd() { PS1="[bp \w]\$ "; }
+PROMPT_COMMAND=__bp_install
+"#;
+    let theme = "__theme() { PS1='[theme]\\$ '; }\nPROMPT_COMMAND=__theme\n";
+    // bash 5.1+ runs an array's elements in turn (review xl 2: a theme's later element left
+    // every prompt unmarked).
+    let array = "a() { :; }\n__theme() { PS1='[arr \\w]\\$ '; }\nPROMPT_COMMAND=(a __theme)\n";
+    for rc in [hook, theme, array] {
+        let shell = TestSession::builder("bash")
+            .arg("--noprofile")
+            .file(".bashrc", rc)
+            .shell_integration(true)
+            .start();
+        shell.wait_until(Until::prompt());
+        for _ in 0..2 {
+            let result = shell.run_command("(exit 7)", long).unwrap();
+            assert_eq!(result.exit_code, Some(7), "{rc}: {result:?}");
+            let result = shell.run_command("echo hi", long).unwrap();
+            assert_eq!((result.output.as_str(), result.exit_code), ("hi\n", Some(0)), "{result:?}");
+        }
+        let result = shell.run_command("PS1='plain> '; echo set", long).unwrap();
+        assert_eq!((result.output.as_str(), result.exit_code), ("set\n", Some(0)), "{result:?}");
+        let result = shell.run_command("echo after", long).unwrap();
+        assert_eq!((result.output.as_str(), result.exit_code), ("after\n", Some(0)), "{result:?}");
+        assert!(shell.last_lines(1)[0].starts_with('['), "{}", shell.screen());
+    }
+    let plain = TestSession::builder("bash")
+        .arg("--noprofile")
+        .file(".bashrc", "PS1='rc> '\n")
+        .shell_integration(true)
+        .start();
+    plain.wait_until(Until::prompt());
+    let result = plain.run_command("PS1='plain> '; echo set", long).unwrap();
+    assert_eq!((result.output.as_str(), result.exit_code), ("set\n", Some(0)), "{result:?}");
+    let refused = plain.run_command("echo after", long).unwrap_err().to_string();
+    assert!(refused.contains("lost termloom's mark"), "{refused}");
+}
+
 /// zsh's integration leaves `ZDOTDIR` as zsh would (review if: a `.zshenv` that unsets it, or
 /// none at all, left it set to `$HOME`), and marks a `PS1` a login shell's `.zlogin` sets
 /// and exports without the key going to the shell's commands (it was marked in `.zshrc`

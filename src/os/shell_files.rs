@@ -5,8 +5,9 @@
 //! installs the marks: `PROMPT_COMMAND` prints `D;status` for the previous command and `A`,
 //! `PS1` gets `B` appended inside `\[ \]` (zero width, so the prompt looks the same), and `PS0`
 //! prints `C` when a command starts; a last step of `PROMPT_COMMAND` puts `B` back when the
-//! user's `PROMPT_COMMAND` (a theme's) replaced a marked `PS1`, not when a command did (that
-//! prompt reads as one that lost its mark). With `--norc` no file is read, so the same three
+//! user's `PROMPT_COMMAND` (a theme's) replaced a marked `PS1` or set `PS1` at this prompt,
+//! not when a command alone did (that prompt reads as one that lost its mark); with bash 5.1+
+//! a `PROMPT_COMMAND` array gets that step as its last element, after a theme's. With `--norc` no file is read, so the same three
 //! variables are set in the environment instead, and the first prompt's `PROMPT_COMMAND`
 //! keeps the key, defines the startup file's functions, replaces itself with one calling
 //! them (without the key) and unexports the three. zsh is started
@@ -56,22 +57,32 @@ use crate::term::scan::MarkKey;
 /// last. The prompts name the key's variable while `promptvars` expands it (`echo "$PS1"`
 /// does not show the key), and hold the key itself while it is off (`shopt -u promptvars`),
 /// checked at each prompt, unexported then (review xl: an exported `PS1` handed the key on); `${__termloom_key-}`, so that a child inheriting an exported `PS1`
-/// under `set -u` draws it (with no key). A `PS1` that held its mark as the prompt began and
-/// lost it to the user's `PROMPT_COMMAND` (a theme's, setting it at each prompt) gets it back;
-/// one replaced by a command stays unmarked (the shell reads at a prompt that lost its mark),
-/// and so does one a `PROMPT_COMMAND` array's later element sets (only `$PROMPT_COMMAND`, its
-/// first, is wrapped).
+/// under `set -u` draws it (with no key). A `PS1` that held its mark as the prompt began, or
+/// that the user's `PROMPT_COMMAND` (a theme's) set at this prompt, gets it back (review xl:
+/// a theme's prompt after a command set `PS1` once); one replaced by a command alone stays
+/// unmarked (the shell reads at a prompt that lost its mark). `__termloom_marks` puts
+/// `__termloom_prompt` back first in `$PROMPT_COMMAND` when a hook put itself ahead of it
+/// (bash-preexec: `$?` was already 0, and its `precmd` theme's `PS1` lost the mark), so the
+/// status is the command's (`PIPESTATUS` is not kept for the hook).
 macro_rules! bash_functions {
     () => {
         r#"__termloom_prompt() {
     local status=$? b='\[\033]133;B;k=' e='\007'
     printf '\033]133;D;%s;k=%s\007\033]133;A;k=%s\007' "$status" "$__termloom_key" "$__termloom_key"
-    __termloom_had=
+    __termloom_had= __termloom_ps1="${PS1-}"
+    export -n __termloom_had __termloom_ps1
     if [[ "$PS1" == *"$b$__termloom_key$e"* || "$PS1" == *"$b"'${__termloom_key-}'"$e"* ]]; then __termloom_had=1; fi
     return $status
 }
 __termloom_marks() {
-    local want='${__termloom_key-}' other="$__termloom_key" b='\[\033]133;B;k=' c='\033]133;C;k=' e='\007'
+    local want='${__termloom_key-}' other="$__termloom_key" b='\[\033]133;B;k=' c='\033]133;C;k=' e='\007' n=$'\n'
+    # The user's PROMPT_COMMAND (a theme's) set PS1 at this prompt: it owns PS1.
+    if [[ -n "${__termloom_ps1+set}" && "${PS1-}" != "$__termloom_ps1" ]]; then __termloom_had=1; fi
+    unset __termloom_ps1
+    # A hook that put itself first (bash-preexec) would take the command's status: back first.
+    if [[ "$PROMPT_COMMAND" != __termloom_prompt[\;$n]* ]]; then
+        PROMPT_COMMAND="__termloom_prompt$n${PROMPT_COMMAND//__termloom_prompt[;$n]/}"
+    fi
     if ! shopt -q promptvars; then want="$__termloom_key"; other='${__termloom_key-}'; fi
     if [[ "$PS1" == *"$b$other$e"* ]]; then PS1=${PS1//"$b$other$e"/"$b$want$e"}; fi
     if [[ "${PS0-}" == *"$c$other$e"* ]]; then PS0=${PS0//"$c$other$e"/"$c$want$e"}; fi
@@ -92,7 +103,14 @@ unset TERMLOOM_MARK_KEY
 if [ -r ~/.bashrc ]; then . ~/.bashrc; fi
 "#,
     bash_functions!(),
-    r#"PROMPT_COMMAND="__termloom_prompt${PROMPT_COMMAND:+; $PROMPT_COMMAND}"$'\n'__termloom_marks
+    r#"# bash 5.1+ runs a PROMPT_COMMAND array's elements in turn: the marks go last, after a
+# theme's later element.
+if (( BASH_VERSINFO[0] * 100 + BASH_VERSINFO[1] >= 501 )) && [[ -v PROMPT_COMMAND[@] && ${PROMPT_COMMAND[@]@a} == *a* ]]; then
+    PROMPT_COMMAND[0]="__termloom_prompt; ${PROMPT_COMMAND[0]-}"
+    PROMPT_COMMAND+=(__termloom_marks)
+else
+    PROMPT_COMMAND="__termloom_prompt${PROMPT_COMMAND:+; $PROMPT_COMMAND}"$'\n'__termloom_marks
+fi
 # The prompts name the key's variable, expanded as they are shown (promptvars): `echo "$PS1"`
 # does not show the key, nor a child that inherits them get it.
 PS1="${PS1-}"'\[\033]133;B;k=${__termloom_key-}\007\]'
