@@ -294,7 +294,7 @@ fn describer(name: &str, offered: Offered) -> Option<&'static str> {
 fn alone(name: &str, description: &str, offered: Offered) -> String {
     let has = |tool| offered.has(tool);
     let settled = format!(
-        "then waits {}, or for its wait fields; returns the new output or screen",
+        "then wait {}, or for its wait fields; it returns the new output or screen",
         settle()
     );
     let mut text = description.to_owned();
@@ -314,15 +314,15 @@ fn alone(name: &str, description: &str, offered: Offered) -> String {
                 );
             }
         }
-        "terminal_send" | "terminal_mouse" if !has("terminal_start") => {
+        "terminal_send" if !has("terminal_start") => {
             say("then read it as terminal_start does.", &format!("{settled}."));
-            say("then read as terminal_start does.", &format!("{settled}."));
+        }
+        // (It takes no wait fields, review xm.)
+        "terminal_mouse" if !has("terminal_start") => {
+            say("then read as terminal_start does.", &format!("{}.", waits_alone()));
         }
         "terminal_signal" if !has("terminal_send") => {
-            say(
-                "then wait as terminal_send does.",
-                &format!("then waits {}; returns the new output or screen.", settle()),
-            );
+            say("then wait as terminal_send does.", &format!("{}.", waits_alone()));
         }
         "terminal_run" => {
             let goes_on = match (has("terminal_read"), has("terminal_send")) {
@@ -339,6 +339,11 @@ fn alone(name: &str, description: &str, offered: Offered) -> String {
         _ => {}
     }
     text
+}
+
+/// How a tool that takes no wait fields waits, said without another tool's name.
+fn waits_alone() -> String {
+    format!("then wait {}; it returns the new output or screen", settle())
 }
 
 /// Every tool name, in the order they are listed.
@@ -731,6 +736,12 @@ mod tests {
                 tools().map(|tool| tool.entry_for(revision, offered)).collect();
             let texts: Vec<String> = entries.iter().map(Value::to_string).collect();
             assert_names_only(&subset, &texts);
+            // (Review xm: terminal_mouse alone said it waited "for its wait fields".)
+            for tool in tools() {
+                let entry = tool.entry_for(revision, offered);
+                let says = entry["description"].as_str().unwrap().contains("its wait fields");
+                assert!(!says || tool.accepts("for_text"), "{subset:?}: {entry}");
+            }
             for arg in tools().flat_map(|tool| tool.args()) {
                 if arg.description.render().is_empty() {
                     continue;
@@ -744,7 +755,7 @@ mod tests {
         let send =
             find("terminal_send").unwrap().entry_for(revision, Offered::of(&["terminal_send"]));
         let description = send["description"].as_str().unwrap();
-        assert!(description.starts_with("Type into a session, then waits until"), "{description}");
+        assert!(description.starts_with("Type into a session, then wait until"), "{description}");
         assert!(send["inputSchema"]["properties"]["view"].get("enum").is_some(), "{send}");
     }
 

@@ -546,6 +546,27 @@ mod tests {
     use crate::mcp::MAX_BYTES_OVERHEAD;
     use crate::{Cursor, Modes, Screen, SessionId, TranscriptLines};
 
+    /// `find`'s structured places are those its text lists, the first `MAX_FOUND`, with how
+    /// many there are in all (review xm: nothing held them to the text's).
+    #[test]
+    fn finds_places_are_those_its_text_lists_with_their_count() {
+        let places: Vec<(u16, u16)> = (0..30).map(|n| (n, 2 * n)).collect();
+        let (text, structured) = find(SessionId(1), "ab", places);
+        assert_eq!(structured["count"], 30, "{structured}");
+        let listed = structured["found"].as_array().unwrap();
+        assert_eq!(listed.len(), MAX_FOUND, "{structured}");
+        for place in listed {
+            let shown = format!("row {} col {}", place[0], place[1]);
+            assert!(text.contains(&shown), "{shown} not in {text}");
+        }
+        assert!(text.contains(&format!("30 times; the first {MAX_FOUND}:")), "{text}");
+        let (text, structured) = find(SessionId(1), "ab", vec![(3, 4)]);
+        assert_eq!(
+            (structured["count"].clone(), text.as_str()),
+            (json!(1), "\"ab\" is on the screen at row 3 col 4")
+        );
+    }
+
     /// A wait that ended: the longest condition and matched text, or a timeout.
     fn waits() -> [Option<Report>; 3] {
         let report = |outcome, matched_text| Report {
