@@ -5243,31 +5243,6 @@ fn tops_frame_after_a_key_is_sent_as_the_rows_that_changed() {
     }
 }
 
-/// terminal_run of `top` returned its frame as lines of output, the last padded with blanks
-/// to the screen's width, where terminal_start shows its screen: the command's result shows
-/// it as a full-screen program's, as on the alternate screen, its output what came before.
-#[test]
-fn terminal_run_of_top_shows_its_screen_not_its_frame_as_lines() {
-    for program in ["top", "bash"] {
-        if !require(program) {
-            return;
-        }
-    }
-    let mut client = Client::initialized("2025-11-25");
-    let run = json!({"command": "seq 3; top -d 5", "timeout_ms": 30_000});
-    let result = client.call("terminal_run", run);
-    let said = text(&result);
-    assert!(said.contains("on the full-screen program's screen below"), "{said}");
-    assert!(said.contains("--- screen 120x32, cursor hidden ---"), "{said}");
-    assert!(said.contains("Tasks:") && said.contains("PID USER"), "{said}");
-    assert!(said.lines().all(|line| !line.ends_with(' ')), "{said:?}");
-    let output = &result["structuredContent"]["output"];
-    assert_eq!(output, &json!("1\n2\n3\n"), "{said}");
-    let id = result["structuredContent"]["session_id"].clone();
-    client.call("terminal_close", json!({ "session_id": id }));
-    client.finish();
-}
-
 /// A command that hid the cursor only while it cleared the screen (`tput civis; clear;
 /// tput cnorm`) was taken for one drawing frames, and the flag stuck: every later command's
 /// output was the whole screen (`--- screen 120x32 ---`). Frames end with the command (its

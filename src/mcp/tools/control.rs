@@ -18,7 +18,6 @@ use super::render::{
     doing, exit_parts, push_block, put_recording_error, recording_line, recording_word,
     status_json, under_header,
 };
-use super::screen_diff::painted_by_curses;
 use super::view::{
     Typed, View, ViewArgs, dropped_note, max_bytes, pager_prompt_ending, read_new, show,
 };
@@ -139,7 +138,7 @@ pub(crate) fn run(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
             return Err(run_error(err));
         }
     };
-    let Some(mut result) = result.filter(|_| !call.cancel.is_cancelled()) else {
+    let Some(result) = result.filter(|_| !call.cancel.is_cancelled()) else {
         // Nobody learns the id of a shell started for a call that is not answered, or that
         // was stopped (its client gone, or the server stopping): it is not left behind.
         if new_session {
@@ -158,24 +157,13 @@ pub(crate) fn run(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         }));
     };
     // A command that left the terminal on the alternate screen wrote no transcript there.
-    let styled = session.styled_screen().ok();
-    let alternate = styled.as_ref().is_some_and(|styled| styled.screen.alternate);
+    let alternate = session.screen().is_ok_and(|screen| screen.alternate);
     // A shell started for one command is closed after it, unless asked to keep it or the
     // command still runs.
     let closed = new_session && !keep && !result.timed_out && !result.waiting_for_input;
     if closed {
         let _ = session.close();
     }
-    // One that left a full-screen program on the primary screen (`top`; see
-    // [`painted_by_curses`]) is answered as one on the alternate screen: with its screen,
-    // not its frame read as lines of output (a padded last row among them).
-    let painted = styled
-        .filter(|styled| !closed && !alternate && painted_by_curses(&styled.screen, &styled.runs));
-    if let Some(styled) = &painted {
-        let kept = without_frame(&result.output, &styled.screen).len();
-        result.output.truncate(kept);
-    }
-    let alternate = alternate || painted.is_some();
     // Where the output's start was dropped by the transcript's bound: the lines it still holds.
     let retained = match result.output_truncated {
         true => session.transcript_lines(0..0, 0).ok().map(|lines| (lines.first, lines.end)),
@@ -221,22 +209,6 @@ pub(crate) fn run(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
     Ok(output)
 }
 
-/// `output` (a command's) without the frame a full-screen program drew at its end on the
-/// primary `screen`: as many of its last lines as the screen's logical lines (rows the
-/// terminal wrapped joined) down to the cursor's, where the output's last line is. (Counted,
-/// not compared: a program redrawing on a timer, `top -d 1`, may have drawn another frame
-/// since the output was taken.)
-fn without_frame<'o>(output: &'o str, screen: &crate::Screen) -> &'o str {
-    let last = usize::from(screen.cursor.row).min(screen.lines.len().saturating_sub(1));
-    let wrapped = |row: usize| screen.wrapped.get(row).copied().unwrap_or(false);
-    let frame = (0..=last).filter(|&row| row == last || !wrapped(row)).count();
-    let body = output.strip_suffix('\n').unwrap_or(output);
-    match body.rmatch_indices('\n').nth(frame.saturating_sub(1)) {
-        Some((at, _)) if frame > 0 => &output[..=at],
-        _ => "",
-    }
-}
-
 /// Where `terminal_run` ran a command.
 struct Ran {
     id: SessionId,
@@ -244,8 +216,7 @@ struct Ran {
     new_session: bool,
     /// That shell was closed after the command.
     closed: bool,
-    /// The terminal was left on the alternate screen, whose text is no transcript (or a
-    /// full-screen program on the primary screen, shown as one on the alternate screen).
+    /// The terminal was left on the alternate screen, whose text is no transcript.
     alternate: bool,
     /// The output's start was dropped by the transcript's bound, which holds these lines
     /// (first, one past the last).
