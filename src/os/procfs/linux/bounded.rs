@@ -502,7 +502,10 @@ pub(super) mod tests {
             assert_eq!(within_bound(pid, || 2), Err(Refused::Slow), "held");
         }
         assert!(began.elapsed() < READ_BOUND, "8 held reads took {:?}", began.elapsed());
-        forget_held(pid);
+        // (The hold's end brought forward to now: it ends as its time passes, review xo.)
+        blamed().held.iter_mut().filter(|(held, _)| *held == pid).for_each(|(_, until)| {
+            *until = Instant::now();
+        });
         assert_eq!(within_bound(pid, || 3), Ok(3), "tried again once the hold ends");
         end(process);
     }
