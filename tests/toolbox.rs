@@ -130,7 +130,7 @@ fn a_budget_too_small_for_any_result_is_refused() {
     };
     assert_eq!(err.code(), "invalid_input");
     let message = err.to_string();
-    assert!(message.contains("at least 256") && message.contains("3200"), "{message}");
+    assert!(message.contains("at least 256") && message.contains("4096"), "{message}");
     let toolbox = Toolbox::new(engine()).max_bytes(256).unwrap();
     for arguments in [
         json!({"argv": ["seq", "1", "100000"]}),

@@ -109,7 +109,7 @@ const OUTPUT: &[Flag] = &[flag(
     "max_bytes",
     MAX_BYTES,
     "Most bytes of output, from 256 to 1048576 (default 16384), termloom's notes and \
-     headers aside (at most 3200 more).",
+     headers aside (at most 4096 more).",
 )];
 
 const SEND: &[Flag] = &[
