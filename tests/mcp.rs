@@ -2264,6 +2264,14 @@ fn the_blank_rows_down_to_a_cursor_parked_in_a_corner_are_not_shown() {
     assert!(said.contains("cursor row 31 col 119 ---"), "{said}");
     assert!(said.ends_with("\nhello"), "{said:?}");
     let id = result["structuredContent"]["session_id"].clone();
+    // A range of rows to the end ends there too, not 29 blank rows down at the cursor's.
+    let rows = client.call("terminal_read", json!({"session_id": id, "screen_rows": "0-"}));
+    let said = text(&rows);
+    assert_eq!(rows["structuredContent"]["last_row"], 2, "{said}");
+    assert!(
+        said.contains("--- screen rows 0-2 of 120x32 ---") && said.ends_with("│hello"),
+        "{said}"
+    );
     client.call("terminal_close", json!({ "session_id": id }));
     client.finish();
 }

@@ -408,7 +408,9 @@ fn screen_rows(
     }
     let last = match to {
         Some(to) => to.min(rows - 1),
-        None => (screen.used_rows() as u64).saturating_sub(1).max(from),
+        // (As a whole look ends: at the last row with text, or the cursor's where its mark
+        // is drawn; not many blank rows down at a cursor parked in a corner, `watch`'s.)
+        None => (frame.shown_rows() as u64).saturating_sub(1).max(from),
     };
     let lines: Vec<(u64, String)> =
         (from..=last).map(|row| (row, frame.rows_text(row as usize..row as usize + 1))).collect();

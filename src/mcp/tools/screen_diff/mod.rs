@@ -226,6 +226,12 @@ impl Frame {
         self.styles
     }
 
+    /// How many rows a whole look shows (see [`shown_rows`]): down to the last row with
+    /// text, or to the cursor's when its mark is drawn there, not to a cursor parked far below.
+    pub(crate) fn shown_rows(&self) -> usize {
+        self.used
+    }
+
     /// Whether the cursor is marked in the text (it is visible, on a blank cell).
     pub(crate) fn cursor_marked(&self) -> bool {
         self.cursor_line.is_some()
