@@ -5573,6 +5573,35 @@ fn a_dialog_cut_by_max_bytes_does_not_name_the_line_typed() {
     client.finish();
 }
 
+/// A read that `max_bytes` cuts, leaving out more lines than the screen has rows, of a
+/// command line that prints lines then paints a curses program's screen over the primary one
+/// (`seq 100; dialog`): the lines put back to compare with the screen are the screen's rows
+/// alone, and the echo of the line typed, among those still left out, was named "new output
+/// not on this screen" (`lines_not_on_screen` began with the typed line). The lines named
+/// begin after it, at `seq`'s first.
+#[test]
+fn a_cut_read_leaving_out_more_lines_than_rows_does_not_name_the_line_typed() {
+    if !common::require("dialog") || !common::require("bash") {
+        return;
+    }
+    let mut client = Client::initialized("2025-11-25");
+    let id = client.bash_sized(80, 24);
+    let line = "seq 100; dialog --msgbox 'Read on?' 6 30";
+    let sent = json!({"session_id": id, "text": line, "submit": true, "max_bytes": 600});
+    let shown = client.call("terminal_send", sent);
+    let said = text(&shown);
+    assert!(said.contains("dialog waiting for keys"), "{said}");
+    let structured = &shown["structuredContent"];
+    let first = structured["lines_not_on_screen"][0].as_u64();
+    let first = first.unwrap_or_else(|| panic!("no lines named: {structured}"));
+    let named = client.call("terminal_read", json!({"session_id": id, "lines": first.to_string()}));
+    let named = text(&named);
+    let row = named.lines().last().unwrap_or_default();
+    assert_eq!(row, format!("{first}│1"), "the first line named is seq's first: {named}");
+    client.call("terminal_close", json!({"session_id": id}));
+    client.finish();
+}
+
 /// A line typed at a prompt that starts a program on the alternate screen (vim, less, htop, a
 /// curses script) is read by the call that typed it, in the default view, with the screen the
 /// program drew; after a look at the screen alone (`view="screen"`) it is unread when the

@@ -1051,17 +1051,20 @@ fn not_on_screen(read: &NewOutput, screen: &Screen, cut: bool) -> LineSpan {
     // caller typed it: `dialog` run from a prompt paints over it) or blank ones there (the
     // empty rest of a line read before its break came: `ready` read as the line it was on,
     // and cleared from the screen since).
+    // When lines were left out (a cut read's, beyond those `with_lines_left_out` put back),
+    // that echo is the first of them, skipped there too (`seq 100; dialog` cut by
+    // `max_bytes=600` named its typed line).
     let empty_end = shown == 0 && lines.last().is_some_and(String::is_empty);
     let unshown = &lines[..lines.len() - shown - usize::from(empty_end)];
-    let skipped = match read.omitted_breaks {
+    let (skipped_left_out, skipped) = match read.omitted_breaks {
         0 => {
             let echo = usize::from(read.starts_with_echo).min(unshown.len());
-            echo + unshown[echo..].iter().take_while(|line| line.is_empty()).count()
+            (0, echo + unshown[echo..].iter().take_while(|line| line.is_empty()).count())
         }
-        _ => 0,
+        _ => (u64::from(read.starts_with_echo), 0),
     };
-    let count = read.omitted_breaks + (unshown.len() - skipped) as u64;
-    let first = read.first_line? + skipped as u64;
+    let count = read.omitted_breaks - skipped_left_out + (unshown.len() - skipped) as u64;
+    let first = read.first_line? + skipped_left_out + skipped as u64;
     (count > 0).then(|| (first, first + count - 1))
 }
 
