@@ -6381,6 +6381,31 @@ fn a_busy_screens_png_needs_no_max_bytes() {
     client.finish();
 }
 
+/// A picture look-up after a wait says in its text why the wait returned, as the other
+/// look-ups do (its text lacked the wait's line, which only its structured result had): a
+/// wait matched, and one that stopped because the program asked for input first.
+#[test]
+fn a_picture_after_a_wait_says_why_the_wait_returned() {
+    let mut client = Client::initialized("2025-11-25");
+    let argv = json!({"argv": ["sh", "-c", "echo picture; read x"], "for_screen_text": "picture"});
+    let id = client.tool("terminal_start", argv)["session_id"].clone();
+    for picture in ["svg", "png"] {
+        let waits = [
+            ("picture", "matched", "screen text \"picture\" matched after "),
+            ("never", "waiting_for_input", "stopped waiting for screen text \"never\" after "),
+        ];
+        for (wanted, outcome, said) in waits {
+            let args = json!({"session_id": id, picture: true, "for_screen_text": wanted});
+            let read = client.call("terminal_read", args);
+            let header = text(&read).lines().next().unwrap_or_default().to_owned();
+            assert!(header.contains(said), "{picture} {wanted}: {header}");
+            assert_eq!(read["structuredContent"]["wait"]["outcome"], outcome, "{read}");
+        }
+    }
+    client.call("terminal_close", json!({"session_id": id}));
+    client.finish();
+}
+
 /// A server whose engine has `policy`.
 fn serving_policy(policy: &str) -> Client {
     let config = Config {

@@ -8,7 +8,7 @@ use crate::Session;
 
 use super::args::Args;
 use super::budget::Budget;
-use super::render::{Header, header, push_block, recording_word, status_json};
+use super::render::{Header, push_block, recording_word, status_json};
 use super::screen_diff::{Frame, Styles};
 use super::view::max_bytes;
 use super::waits::Report;
@@ -65,7 +65,10 @@ pub(crate) fn lookup(
         _ => max_bytes(args)?,
     };
     if let Some(picture) = picture(session, name)? {
-        return pictured(picture, max, waited, largest, header(session)?, session.id());
+        let status = session.status()?;
+        let recording = session.info().ok().and_then(|info| recording_word(&info));
+        let said = Said { status: &status, recording, id: session.id() };
+        return pictured(picture, max, waited, largest, said);
     }
     let (waited, max) = wait_within(waited, max);
     let waited = waited.as_ref();
@@ -187,25 +190,39 @@ fn picture(session: &Session, name: &str) -> Result<Option<Picture>, ToolError> 
     })
 }
 
+/// What a picture look-up's header says of session `id`: its `status` and its
+/// `recording`'s word.
+struct Said<'a> {
+    status: &'a crate::Status,
+    recording: Option<&'a str>,
+    id: crate::SessionId,
+}
+
 /// A picture look-up's result within `max` (the call's `max_bytes`; `largest`, the most a
 /// call may ask): what ended the call's wait, `waited`, cut first as [`wait_within`] cuts
-/// it, and the `picture` whole within what that leaves, or refused; after `header` (the
-/// session's status) for session `id`. (Review xi: the picture had all of `max_bytes`, the
+/// it, and the `picture` whole within what that leaves, or refused; after the header (the
+/// session's status, `said`, and the wait's line, as the other look-ups' headers say it: it
+/// was in the structured result alone). (Review xi: the picture had all of `max_bytes`, the
 /// wait's strings on top.)
 fn pictured(
     picture: Picture,
     max: usize,
     waited: Option<&Report>,
     largest: usize,
-    header: String,
-    id: crate::SessionId,
+    Said { status, recording, id }: Said,
 ) -> Result<ToolOutput, ToolError> {
     let (waited, left) = wait_within(waited, max);
     let picture = match picture {
         Picture::Svg(image) => svg(image, (max, left))?,
         Picture::Png(image) => png(image, (max, left), largest)?,
     };
-    Ok(after_wait(picture.output(header, id), waited.as_ref()))
+    let wait = waited.as_ref().and_then(|w| w.line(Some(&status.activity)));
+    let header = Header { started: None, status, at: None, wait: wait.as_deref(), recording };
+    let mut output = picture.output(header.render(), id);
+    if waited.is_some() {
+        output.structured["status"] = status_json(status);
+    }
+    Ok(after_wait(output, waited.as_ref()))
 }
 
 /// What a refused picture's message says of its bound: `max_bytes`, or what it left beside
@@ -644,7 +661,6 @@ mod tests {
         let places: Vec<(u16, u16)> =
             (0..1000).flat_map(|r| (0..100).map(move |c| (r, c))).collect();
         let needle = worst::string(100);
-        let header = || Header { started: None, status: &status, at: None, wait: None, recording };
         for (at, wait) in waits().into_iter().enumerate() {
             for copies in [1, 2] {
                 for max in budgets(at) {
@@ -672,8 +688,8 @@ mod tests {
                         .map(|n| Picture::Svg("\"".repeat(n)));
                     let pngs = [rows_max, max].map(|n| Picture::Png(vec![0; n / 4 * 3]));
                     let pictures = svgs.into_iter().chain(pngs).filter_map(|picture| {
-                        let header = header().render();
-                        pictured(picture, max, wait.as_ref(), max, header, id).ok()
+                        let said = Said { status: &status, recording, id };
+                        pictured(picture, max, wait.as_ref(), max, said).ok()
                     });
                     for (look, output) in looked.chain(pictures).enumerate() {
                         let size = worst::size(&output, copies);

@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use crate::{Activity, ExitStatus, Process, Session, SessionId, SessionInfo, Status};
+use crate::{Activity, ExitStatus, Process, SessionId, SessionInfo, Status};
 
 /// How a program ended, as (code, signal).
 pub(crate) fn exit_parts(status: Option<ExitStatus>) -> (Option<i32>, Option<i32>) {
@@ -36,15 +36,6 @@ pub(crate) fn status_json(status: &Status) -> Value {
         "shell_integration": status.shell_integration,
         "seconds_since_output": (status.since_output.as_secs_f64() * 1000.0).round() / 1000.0,
     })
-}
-
-/// The one-line status header of a result for `session`, which its call named: what its
-/// foreground program is doing, at the shell's prompt its last command's exit code, and that
-/// its recording failed, e.g. `[bash at the shell prompt · last exit 0]`.
-pub(crate) fn header(session: &Session) -> crate::Result<String> {
-    let status = session.status()?;
-    let recording = session.info().ok().and_then(|info| recording_word(&info));
-    Ok(Header { started: None, status: &status, at: None, wait: None, recording }.render())
 }
 
 /// What every status header says of a session's recording that went wrong, in a few fixed
