@@ -51,12 +51,39 @@ fn is_plain_ascii(cell: &Cell) -> bool {
     cell.c.is_ascii() & (cell.c != '\t') & cell.extra.is_none() & !cell.flags.intersects(SPACERS)
 }
 
+/// The number of cells in the whole eight-cell blocks of blanks that `cells` begins with (a
+/// blank here: a space, no spacer, nothing in the extra part), each block tested with one
+/// branch, with fewer instructions a cell than [`copy_plain_prefix`] spends (BENCHMARKS.md
+/// §29). A multiple of eight: the blanks after the last whole block are left to
+/// [`copy_plain_prefix`].
+fn blank_blocks(cells: &[Cell]) -> usize {
+    const BLOCK: usize = 8;
+    let mut taken = 0;
+    for block in cells.chunks_exact(BLOCK) {
+        let (mut blank, mut flags) = (true, Flags::empty());
+        for cell in block {
+            blank &= (cell.c == ' ') & cell.extra.is_none();
+            flags |= cell.flags;
+        }
+        if !blank || flags.intersects(SPACERS) {
+            break;
+        }
+        taken += BLOCK;
+    }
+    taken
+}
+
 /// Copies the plain-ASCII beginning of `cells` into `bytes`, a byte per cell, eight cells at
 /// a time (each block checked with one branch); returns how many cells it took.
 fn copy_plain_prefix(cells: &[Cell], bytes: &mut Vec<u8>) -> usize {
     const BLOCK: usize = 8;
     let mut taken = 0;
     for block in cells.chunks_exact(BLOCK) {
+        // The block where the plain beginning ends is told, as a rule, by its last cell,
+        // before the eight are read (BENCHMARKS.md §29).
+        if !is_plain_ascii(&block[BLOCK - 1]) {
+            break;
+        }
         let mut chars = [0u8; BLOCK];
         // The block's characters, flags and extra parts ORed together: a character from a space
         // to `~` leaves both `c + 1` and `c - 0x20` (wrapping) below 0x80 (BENCHMARKS.md §28).
@@ -193,7 +220,11 @@ fn cells_text(cells: &[Cell], last: usize, out: &mut String) -> usize {
 fn cells_bytes(cells: &[Cell], last: usize, bytes: &mut Vec<u8>) -> usize {
     let kept = &cells[..=last];
     bytes.reserve(kept.len());
-    let plain = copy_plain_prefix(kept, bytes);
+    // A row's blank beginning (where a line printed without a carriage return began, or an
+    // indentation) tested a block at a time and written as spaces in one go.
+    let blank = blank_blocks(kept);
+    bytes.resize(bytes.len() + blank, b' ');
+    let plain = blank + copy_plain_prefix(&kept[blank..], bytes);
     for cell in &kept[plain..] {
         if cell.flags.intersects(SPACERS) {
             continue;
@@ -379,6 +410,36 @@ mod tests {
                         "kind {k}, plain {plain}, after {after}, from the cell"
                     );
                 }
+            }
+        }
+    }
+
+    /// A row's blank beginning of every length (0 to 20: whole eight-cell blocks and the
+    /// blanks after them), then one cell of every kind that is not a plain blank (a space with
+    /// a combining mark, with an extra part without marks, a wide character's spacer, a tab, a
+    /// letter, a two-byte character), then text: encoded as a character at a time encodes it.
+    #[test]
+    fn a_blank_beginning_of_every_length_is_encoded_as_its_cells() {
+        let odd: [&dyn Fn(&mut Cell); 6] = [
+            &|cell| cell.push_zerowidth('\u{301}'),
+            &|cell| cell.set_underline_color(Some(Color::Named(NamedColor::Red))),
+            &|cell| cell.flags.insert(Flags::WIDE_CHAR_SPACER),
+            &|cell| cell.c = '\t',
+            &|cell| cell.c = 'x',
+            &|cell| cell.c = 'é',
+        ];
+        for blanks in 0..=20 {
+            for (k, put) in odd.iter().enumerate() {
+                let row = row(32, |col, cell| match col {
+                    _ if col == blanks => put(cell),
+                    _ if col > blanks && col < blanks + 4 => cell.c = 'a',
+                    _ => {}
+                });
+                let last = blanks + 3;
+                let mut out = String::from("前");
+                cells_text(&row[..], last, &mut out);
+                assert_eq!(out, format!("前{}", reference(&row[..], last)), "{blanks} kind {k}");
+                assert_eq!(blank_blocks(&row[..]), blanks / 8 * 8, "{blanks} kind {k}");
             }
         }
     }
