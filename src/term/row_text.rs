@@ -7,7 +7,8 @@
 //! grid is known to hold no wide character and no combining mark (the emulator tracks that:
 //! only non-ASCII output, or a repetition of such a character, can put them there), checking
 //! only each cell's character;
-//! [`line_text`] handles every other row, copying a plain-ASCII beginning a byte a cell and
+//! [`line_text`] handles every other row, writing a blank beginning as spaces (tested eight
+//! cells a block: BENCHMARKS.md §29), copying a plain-ASCII beginning a byte a cell and
 //! encoding the rest a character at a time (BENCHMARKS.md §16); the drain takes it as bytes,
 //! [`line_bytes`], encoded straight into its buffer (BENCHMARKS.md §28).
 
