@@ -329,6 +329,144 @@ PROMPT_COMMAND=__bp_install
     assert!(refused.contains("lost termloom's mark"), "{refused}");
 }
 
+/// A `readonly PROMPT_COMMAND` in the user's `.bashrc` (helper ir): the integration could not
+/// add its prompt step, so no prompt was ever marked and every command waited to its timeout.
+/// The prompt step's marks go in `PS1` then, with `$?` (the command's status there).
+#[test]
+fn a_kit_bash_with_a_readonly_prompt_command_marks_its_prompts() {
+    if !require("bash") {
+        return;
+    }
+    let long = Duration::from_secs(20);
+    let shell = TestSession::builder("bash")
+        .arg("--noprofile")
+        .file(".bashrc", "PS1='ro> '\nreadonly PROMPT_COMMAND='ran=1'\n")
+        .shell_integration(true)
+        .start();
+    let waited = shell.session().wait(Until::prompt(), long).unwrap();
+    assert!(waited.matched().is_some(), "{waited}\n{}", shell.screen());
+    for _ in 0..2 {
+        let result = shell.run_command("(exit 7)", long).unwrap();
+        assert_eq!(result.exit_code, Some(7), "{result:?}");
+        let result = shell.run_command("echo hi $ran", long).unwrap();
+        assert_eq!((result.output.as_str(), result.exit_code), ("hi 1\n", Some(0)), "{result:?}");
+    }
+    assert_eq!(shell.last_lines(1), ["ro> "], "{}", shell.screen());
+    let screen = shell.screen().to_string();
+    assert!(!screen.contains("readonly variable"), "{screen}");
+    let key = r#"grep -c 'k=[0-9a-f]\{16\}'"#;
+    let result = shell.run_command(&format!(r#"printf '%s\n' "$PS1" | {key}"#), long).unwrap();
+    assert_eq!((result.output.as_str(), result.exit_code), ("0\n", Some(1)), "{result:?}");
+}
+
+/// `set -a` (allexport) left on by the user's `.bashrc` exported the integration's functions
+/// (helper ir: a child bash saw `__termloom_prompt`, `env` showed `BASH_FUNC___termloom_*`),
+/// and what its prompt step changed later: nothing of termloom's reaches a command.
+#[test]
+fn a_kit_bash_under_allexport_hands_nothing_of_termlooms_to_its_commands() {
+    if !require("bash") {
+        return;
+    }
+    let long = Duration::from_secs(20);
+    let shell = TestSession::builder("bash")
+        .arg("--noprofile")
+        .file(".bashrc", "set -a\nPS1='all> '\n")
+        .shell_integration(true)
+        .start();
+    shell.wait_until(Until::prompt());
+    // A hook that put itself first makes the prompt step rewrite PROMPT_COMMAND.
+    let first = r#"PROMPT_COMMAND="hook"$'\n'"$PROMPT_COMMAND"; hook() { :; }; echo set"#;
+    let result = shell.run_command(first, long).unwrap();
+    assert_eq!((result.output.as_str(), result.exit_code), ("set\n", Some(0)), "{result:?}");
+    for _ in 0..2 {
+        let result = shell.run_command("env | grep -c '__termloom\\|133;'", long).unwrap();
+        assert_eq!((result.output.as_str(), result.exit_code), ("0\n", Some(1)), "{result:?}");
+        let child = "bash --norc --noprofile -c 'declare -F | grep -c __termloom'";
+        let result = shell.run_command(child, long).unwrap();
+        assert_eq!((result.output.as_str(), result.exit_code), ("0\n", Some(1)), "{result:?}");
+    }
+    let result = shell.run_command("[[ $- == *a* ]] && echo still", long).unwrap();
+    assert_eq!((result.output.as_str(), result.exit_code), ("still\n", Some(0)), "{result:?}");
+}
+
+/// A theme appended to `PROMPT_COMMAND` at the prompt (helper ir): it ran after the marks step
+/// and replaced the marked `PS1`, so the end of the command that appended it (and every later
+/// one) was not seen. Also with `bash --norc`.
+#[test]
+fn a_kit_bash_marks_a_theme_appended_to_prompt_command_after_startup() {
+    if !require("bash") {
+        return;
+    }
+    let long = Duration::from_secs(20);
+    let rc = TestSession::builder("bash")
+        .arg("--noprofile")
+        .file(".bashrc", "PS1='rc> '\nPROMPT_COMMAND='ran=1'\n")
+        .shell_integration(true)
+        .start();
+    for shell in [rc, TestSession::bash().shell_integration(true).start()] {
+        shell.wait_until(Until::prompt());
+        let theme = r#"PROMPT_COMMAND="$PROMPT_COMMAND;PS1='theme> ';"; echo set"#;
+        let result = shell.run_command(theme, long).unwrap();
+        assert_eq!((result.output.as_str(), result.exit_code), ("set\n", Some(0)), "{result:?}");
+        for _ in 0..2 {
+            let result = shell.run_command("(exit 3)", long).unwrap();
+            assert_eq!(result.exit_code, Some(3), "{result:?}");
+            let result = shell.run_command("echo hi", long).unwrap();
+            assert_eq!((result.output.as_str(), result.exit_code), ("hi\n", Some(0)), "{result:?}");
+            assert_eq!(shell.last_lines(1), ["theme> "], "{}", shell.screen());
+        }
+    }
+}
+
+/// zsh hooks added after `.zshrc` (helper ir): a login shell's `.zlogin` adding a `precmd`
+/// that sets `PS1` ran after the mark's hook, so the first prompt (and every one) lost the
+/// mark; a deferred loader adding its theme's hook at the first prompt did the same from the
+/// second. The mark's hook goes last again.
+#[test]
+fn a_kit_zsh_marks_prompts_of_hooks_added_after_its_zshrc() {
+    if !require("zsh") {
+        return;
+    }
+    let long = Duration::from_secs(20);
+    let zlogin = "autoload -Uz add-zsh-hook\nlate() { PS1='late> ' }\nadd-zsh-hook precmd late\n";
+    let login = TestSession::builder("zsh")
+        .arg("-l")
+        .file(".zshrc", "PS1='z> '\n")
+        .file(".zlogin", zlogin)
+        .shell_integration(true)
+        .start();
+    let deferred = "autoload -Uz add-zsh-hook
+PS1='z> '
+theme() { PS1='deferred> ' }
+loader() { add-zsh-hook -d precmd loader; add-zsh-hook precmd theme }
+add-zsh-hook precmd loader
+";
+    let deferred =
+        TestSession::builder("zsh").file(".zshrc", deferred).shell_integration(true).start();
+    for (shell, prompt) in [(login, "late> "), (deferred, "deferred> ")] {
+        let waited = shell.session().wait(Until::prompt(), long).unwrap();
+        assert!(waited.matched().is_some(), "{waited}\n{}", shell.screen());
+        for _ in 0..2 {
+            let result = shell.run_command("(exit 3)", long).unwrap();
+            assert_eq!(result.exit_code, Some(3), "{result:?}");
+            let result = shell.run_command("echo hi", long).unwrap();
+            assert_eq!((result.output.as_str(), result.exit_code), ("hi\n", Some(0)), "{result:?}");
+            assert_eq!(shell.last_lines(1), [prompt], "{}", shell.screen());
+        }
+    }
+    // The login shell's ZDOTDIR is left as zsh would (unset here), after its .zlogin too.
+    let shell = TestSession::builder("zsh")
+        .arg("-l")
+        .file(".zshrc", "PS1='z> '\n")
+        .file(".zlogin", "SEEN=${ZDOTDIR-unset}\n")
+        .shell_integration(true)
+        .env_remove("ZDOTDIR")
+        .start();
+    shell.wait_until(Until::prompt());
+    let result = shell.run_command("echo $SEEN ${ZDOTDIR-unset}", long).unwrap();
+    assert_eq!(result.output, "unset unset\n", "{result:?}");
+}
+
 /// zsh's integration leaves `ZDOTDIR` as zsh would (review if: a `.zshenv` that unsets it, or
 /// none at all, left it set to `$HOME`), and marks a `PS1` a login shell's `.zlogin` sets
 /// and exports without the key going to the shell's commands (it was marked in `.zshrc`

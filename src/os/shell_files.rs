@@ -67,21 +67,36 @@ use crate::term::scan::MarkKey;
 macro_rules! bash_functions {
     () => {
         r#"__termloom_prompt() {
-    local status=$? b='\[\033]133;B;k=' e='\007'
+    local status=$? a=$- b='\[\033]133;B;k=' e='\007'
+    set +a
     printf '\033]133;D;%s;k=%s\007\033]133;A;k=%s\007' "$status" "$__termloom_key" "$__termloom_key"
     __termloom_had= __termloom_ps1="${PS1-}"
     export -n __termloom_had __termloom_ps1
     if [[ "$PS1" == *"$b$__termloom_key$e"* || "$PS1" == *"$b"'${__termloom_key-}'"$e"* ]]; then __termloom_had=1; fi
+    if [[ $a == *a* ]]; then set -a; fi
     return $status
 }
 __termloom_marks() {
-    local want='${__termloom_key-}' other="$__termloom_key" b='\[\033]133;B;k=' c='\033]133;C;k=' e='\007' n=$'\n'
+    local want='${__termloom_key-}' other="$__termloom_key" b='\[\033]133;B;k=' c='\033]133;C;k=' e='\007' n=$'\n' a=$- k
+    # `set -a` left on would export what this changes (PS1, PROMPT_COMMAND): off meanwhile.
+    set +a
     # The user's PROMPT_COMMAND (a theme's) set PS1 at this prompt: it owns PS1.
     if [[ -n "${__termloom_ps1+set}" && "${PS1-}" != "$__termloom_ps1" ]]; then __termloom_had=1; fi
     unset __termloom_ps1
     # A hook that put itself first (bash-preexec) would take the command's status: back first.
-    if [[ "$PROMPT_COMMAND" != __termloom_prompt[\;$n]* ]]; then
+    if [[ "$PROMPT_COMMAND" != __termloom_prompt && "$PROMPT_COMMAND" != __termloom_prompt[\;$n]* ]]; then
         PROMPT_COMMAND="__termloom_prompt$n${PROMPT_COMMAND//__termloom_prompt[;$n]/}"
+    fi
+    # A theme appended to PROMPT_COMMAND after startup runs after this step: it goes last
+    # again (an array's element the user appended to, bash 5.1+, was element 0: this one ran last).
+    if (( BASH_VERSINFO[0] * 100 + BASH_VERSINFO[1] >= 501 )) && [[ ${PROMPT_COMMAND@a} == *a* ]]; then
+        if [[ "${PROMPT_COMMAND[-1]}" != __termloom_marks ]]; then
+            local kept=()
+            for k in "${PROMPT_COMMAND[@]}"; do [[ "$k" == __termloom_marks ]] || kept+=("$k"); done
+            PROMPT_COMMAND=("${kept[@]}" __termloom_marks)
+        fi
+    elif [[ "$PROMPT_COMMAND" != *"$n"__termloom_marks ]]; then
+        PROMPT_COMMAND="${PROMPT_COMMAND//"$n"__termloom_marks/"$n":}$n"__termloom_marks
     fi
     if ! shopt -q promptvars; then want="$__termloom_key"; other='${__termloom_key-}'; fi
     if [[ "$PS1" == *"$b$other$e"* ]]; then PS1=${PS1//"$b$other$e"/"$b$want$e"}; fi
@@ -89,6 +104,7 @@ __termloom_marks() {
     if [[ -n "${__termloom_had-}" && "$PS1" != *"$b$want$e"* ]]; then PS1="$PS1$b$want$e"'\]'; fi
     # Holding the key itself, they go to no command (an export, `set -a`, would hand it on).
     if ! shopt -q promptvars; then export -n PS1 PS0; fi
+    if [[ $a == *a* ]]; then set -a; fi
     return 0
 }
 "#
@@ -101,24 +117,40 @@ __termloom_key="$TERMLOOM_MARK_KEY"
 unset TERMLOOM_MARK_KEY
 # bash itself has read the system-wide bashrc; read the user's, as bash would have.
 if [ -r ~/.bashrc ]; then . ~/.bashrc; fi
+# `set -a` left on by it would export the functions and variables below: off meanwhile.
+case $- in *a*) __termloom_a=1; set +a ;; *) __termloom_a= ;; esac
 "#,
     bash_functions!(),
-    r#"# bash 5.1+ runs a PROMPT_COMMAND array's elements in turn: the marks go last, after a
-# theme's later element.
-if (( BASH_VERSINFO[0] * 100 + BASH_VERSINFO[1] >= 501 )) && [[ -v PROMPT_COMMAND[@] && ${PROMPT_COMMAND[@]@a} == *a* ]]; then
-    PROMPT_COMMAND[0]="__termloom_prompt; ${PROMPT_COMMAND[0]-}"
-    PROMPT_COMMAND+=(__termloom_marks)
-else
-    PROMPT_COMMAND="__termloom_prompt${PROMPT_COMMAND:+; $PROMPT_COMMAND}"$'\n'__termloom_marks
-fi
-# The prompts name the key's variable, expanded as they are shown (promptvars): `echo "$PS1"`
+    r#"# The prompts name the key's variable, expanded as they are shown (promptvars): `echo "$PS1"`
 # does not show the key, nor a child that inherits them get it.
-PS1="${PS1-}"'\[\033]133;B;k=${__termloom_key-}\007\]'
 PS0="${PS0-}"'\033]133;C;k=${__termloom_key-}\007'
-# Only this shell marks its prompts: the variables holding marks are unexported, once, so a
-# nested bash (or any command) does not inherit them; one the user exports later stays so.
-export -n PS1 PS0 PROMPT_COMMAND
-__termloom_marks
+if ! ( PROMPT_COMMAND= ) 2>/dev/null; then
+    # A readonly PROMPT_COMMAND takes no step: PS1 prints the prompt step's marks, `$?` being
+    # the command's status as it is shown (a theme replacing PS1 is not marked again).
+    PS1='\[\033]133;D;$?;k=${__termloom_key-}\007\033]133;A;k=${__termloom_key-}\007\]'"${PS1-}"'\[\033]133;B;k=${__termloom_key-}\007\]'
+    export -n PS1 PS0
+else
+    # bash 5.1+ runs a PROMPT_COMMAND array's elements in turn: the marks go in an element of
+    # their own, last, so a theme the user appends to `$PROMPT_COMMAND` later (element 0)
+    # runs before them.
+    if (( BASH_VERSINFO[0] * 100 + BASH_VERSINFO[1] >= 501 )); then
+        if [[ -v PROMPT_COMMAND[@] && ${PROMPT_COMMAND[@]@a} == *a* ]]; then
+            PROMPT_COMMAND[0]="__termloom_prompt${PROMPT_COMMAND[0]:+; ${PROMPT_COMMAND[0]}}"
+            PROMPT_COMMAND+=(__termloom_marks)
+        else
+            PROMPT_COMMAND=("__termloom_prompt${PROMPT_COMMAND:+; $PROMPT_COMMAND}" __termloom_marks)
+        fi
+    else
+        PROMPT_COMMAND="__termloom_prompt${PROMPT_COMMAND:+; $PROMPT_COMMAND}"$'\n'__termloom_marks
+    fi
+    PS1="${PS1-}"'\[\033]133;B;k=${__termloom_key-}\007\]'
+    # Only this shell marks its prompts: the variables holding marks are unexported, once, so a
+    # nested bash (or any command) does not inherit them; one the user exports later stays so.
+    export -n PS1 PS0 PROMPT_COMMAND
+    __termloom_marks
+fi
+if [[ -n $__termloom_a ]]; then set -a; fi
+unset __termloom_a
 "#
 );
 
@@ -139,7 +171,7 @@ ZDOTDIR="$__termloom_zdotdir"
 const ZSH_RC: &str = r#"# termloom shell integration (zsh): OSC 133 marks around prompts and commands.
 # ZDOTDIR as the user's .zshenv left it (zsh reads .zlogin there): set, or unset.
 if [[ -n "${TERMLOOM_USER_ZDOTDIR+set}" ]]; then ZDOTDIR="$TERMLOOM_USER_ZDOTDIR"; else unset ZDOTDIR; fi
-unset TERMLOOM_USER_ZDOTDIR __termloom_zdotdir
+unset TERMLOOM_USER_ZDOTDIR
 # Whether PS1 was exported before its mark; declared before the user's files run (their
 # `setopt warn_create_global` would warn of it, `allexport` export it).
 typeset -g __termloom_export=
@@ -161,6 +193,11 @@ __termloom_b() {
 # prompt shows it), one not exported stays so (also under `allexport`).
 __termloom_mark() {
     local REPLY
+    # A hook added after this one (a deferred loader's, at a prompt) would replace PS1 after
+    # it: this one goes last again, for the next prompt (zsh runs this prompt's as they were).
+    if [[ "${precmd_functions[-1]-}" != __termloom_mark ]]; then
+        precmd_functions=(${precmd_functions:#__termloom_mark} __termloom_mark)
+    fi
     __termloom_b
     [[ "$PS1" == *"$REPLY" ]] && return 0
     if [[ "${(t)PS1}" == *export* ]]; then __termloom_export=1; else __termloom_export=; fi
@@ -177,6 +214,20 @@ __termloom_preexec() {
 }
 precmd_functions=(__termloom_precmd ${precmd_functions[@]-} __termloom_mark)
 preexec_functions+=(__termloom_preexec)
+# A login shell reads .zlogin next, from ZDOTDIR: ours, which reads the user's (ZDOTDIR as
+# the user's files left it) and puts the mark's hook last again, after the hooks it adds.
+if [[ -o login && -n "${__termloom_zdotdir-}" ]]; then
+    if [[ -n "${ZDOTDIR+set}" ]]; then TERMLOOM_USER_ZDOTDIR="$ZDOTDIR"; fi
+    ZDOTDIR="$__termloom_zdotdir"
+fi
+unset __termloom_zdotdir
+"#;
+
+const ZSH_LOGIN: &str = r#"# termloom shell integration (zsh): load the user's .zlogin.
+if [[ -n "${TERMLOOM_USER_ZDOTDIR+set}" ]]; then ZDOTDIR="$TERMLOOM_USER_ZDOTDIR"; else unset ZDOTDIR; fi
+unset TERMLOOM_USER_ZDOTDIR
+[[ -r "${ZDOTDIR:-$HOME}/.zlogin" ]] && . "${ZDOTDIR:-$HOME}/.zlogin"
+precmd_functions=(${precmd_functions:#__termloom_mark} __termloom_mark)
 "#;
 
 /// What `bash --norc`'s `PS1` gets, the key named (expanded as the prompt is shown).
@@ -187,11 +238,15 @@ const PS0_MARK: &str = r"\033]133;C;k=${__termloom_key-}\007";
 
 /// What the first prompt's `PROMPT_COMMAND` of `bash --norc` runs once it has kept the key:
 /// the functions, and in its place a `PROMPT_COMMAND` calling them.
-const NORC_SETUP: &str =
-    concat!(bash_functions!(), "PROMPT_COMMAND='__termloom_prompt; __termloom_marks'\n");
+const NORC_SETUP: &str = concat!(
+    bash_functions!(),
+    r#"if (( BASH_VERSINFO[0] * 100 + BASH_VERSINFO[1] >= 501 )); then PROMPT_COMMAND=(__termloom_prompt __termloom_marks); else PROMPT_COMMAND=$'__termloom_prompt\n__termloom_marks'; fi
+"#
+);
 
 /// The scripts, by file name.
-const FILES: [(&str, &str); 3] = [("bashrc", BASH_RC), (".zshenv", ZSH_ENV), (".zshrc", ZSH_RC)];
+const FILES: [(&str, &str); 4] =
+    [("bashrc", BASH_RC), (".zshenv", ZSH_ENV), (".zshrc", ZSH_RC), (".zlogin", ZSH_LOGIN)];
 
 /// The directory holding the integration scripts.
 ///
