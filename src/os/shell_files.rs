@@ -7,16 +7,24 @@
 //! prints `C` when a command starts; a last step of `PROMPT_COMMAND` puts `B` back when the
 //! user's `PROMPT_COMMAND` (a theme's) replaced a marked `PS1` or set `PS1` at this prompt,
 //! not when a command alone did (that prompt reads as one that lost its mark); with bash 5.1+
-//! a `PROMPT_COMMAND` array gets that step as its last element, after a theme's. With `--norc` no file is read, so the same three
+//! `PROMPT_COMMAND` is an array whose last element is that step (a theme the user appends to
+//! `$PROMPT_COMMAND` at the prompt goes into element 0, before it), put back last at each
+//! prompt (older bash: moved to the string's end, from the next prompt). A `readonly
+//! PROMPT_COMMAND` takes no step: `PS1` prints the first step's marks itself (`$?`, the
+//! command's status as the prompt is drawn; a theme replacing `PS1` is not marked again).
+//! `set -a` (`allexport`) is off while the file and the steps run: nothing of termloom's is
+//! exported. With `--norc` no file is read, so the same three
 //! variables are set in the environment instead, and the first prompt's `PROMPT_COMMAND`
 //! keeps the key, defines the startup file's functions, replaces itself with one calling
 //! them (without the key) and unexports the three. zsh is started
 //! with `ZDOTDIR` pointing at a directory whose startup files source the user's own (in the
 //! session's `ZDOTDIR` as the child gets it, else its `HOME`), leave `ZDOTDIR` as the user's
 //! `.zshenv` left it (set, or unset), and add `precmd` and `preexec` hooks doing the same:
-//! `PS1` gets its `B` at each prompt (after every startup file, `.zlogin` too, and the
-//! `precmd` hooks that `.zprofile` and `.zshrc` add, not one added later, by `.zlogin` or at
-//! the prompt: a `PS1` such a hook sets is drawn unmarked) and loses it when a command starts.
+//! `PS1` gets its `B` at each prompt (after every startup file, `.zlogin` too, read through
+//! the integration's own `.zlogin`, and the `precmd` hooks they add, and those a hook adds at
+//! a prompt, as deferred loaders do: the mark's hook puts itself last again at each prompt,
+//! for the next, as zsh runs a prompt's hooks as they were when it began; one a command adds
+//! at the prompt leaves the prompt after it unmarked) and loses it when a command starts.
 //! No variable holds the mark (it is made from the key where it is needed), so `allexport`
 //! left on hands it to no command and printing one fakes no prompt; the integration's own
 //! variables are declared before the user's files run (`warn_create_global`), and it reads
