@@ -551,6 +551,39 @@ fn a_kit_zsh_with_allexport_warn_create_global_and_nounset_marks_its_prompts() {
     assert_eq!(shell.last_lines(3), ["z> echo typed", "typed", "z> "], "{}", shell.screen());
 }
 
+/// zsh under `setopt no_prompt_percent` (helper ir): the mark went into `PS1` without `%{ %}`
+/// (shown as text then), so zsh counted its bytes in the prompt's width: a right prompt was
+/// drawn 26 columns early, a wrapped line edited askew. The prompt is drawn as with
+/// `prompt_percent` (a `%` in it still shown), and commands see the options and prompts the
+/// user set.
+#[test]
+fn a_kit_zsh_without_prompt_percent_draws_its_prompt_at_its_width() {
+    if !require("zsh") {
+        return;
+    }
+    let long = Duration::from_secs(20);
+    let start = |options: &str| {
+        let rc = format!("PS1='z% '\nRPS1='R%'\n{options}");
+        let shell = TestSession::builder("zsh").file(".zshrc", rc).shell_integration(true).start();
+        shell.wait_until(Until::prompt());
+        shell
+    };
+    let off = start("setopt no_prompt_percent\n");
+    let result = off.run_command("[[ -o prompt_percent ]] || print -r -- \"$PS1|$RPS1\"", long);
+    let result = result.unwrap();
+    assert_eq!((result.output.as_str(), result.exit_code), ("z% |R%\n", Some(0)), "{result:?}");
+    let percent = start("PS1='z%% '\nRPS1='R%%'\n");
+    percent.run_command("true", long).unwrap();
+    let drawn = |shell: &TestSession| shell.last_lines(1)[0].clone();
+    assert_eq!(drawn(&off), drawn(&percent), "{}\n{}", off.screen(), percent.screen());
+    assert!(drawn(&off).starts_with("z% ") && drawn(&off).trim_end().ends_with("R%"));
+    // Still off for commands, twice (the prompt step undoes what it did, every prompt).
+    for _ in 0..2 {
+        let result = off.run_command("setopt | grep -c '^nopromptpercent$'", long).unwrap();
+        assert_eq!((result.output.as_str(), result.exit_code), ("1\n", Some(0)), "{result:?}");
+    }
+}
+
 /// zsh's integration finds the user's startup files through `ZDOTDIR` as the session gets
 /// it: a host `ZDOTDIR` that the configuration's `env_deny` names is not read (review if: the
 /// integration took the process's own, denied or not). The test runs itself again with a

@@ -29,8 +29,9 @@
 //! left on hands it to no command and printing one fakes no prompt; the integration's own
 //! variables are declared before the user's files run (`warn_create_global`), and it reads
 //! those the user's files may leave unset as `nounset` allows (`${PS0-}`), as bash's does.
-//! With `setopt no_prompt_percent` the mark goes without `%{ %}` (which would be shown; zsh
-//! then counts its bytes in the prompt's width, so a line that wraps may be drawn askew).
+//! With `setopt no_prompt_percent` (`%{ %}` would be shown, and a mark without them counted
+//! in the prompt's width) `prompt_percent` is on while the prompt is shown, the `%` of `PS1`,
+//! `PS2`, `RPS1`, `RPS2` and `SPROMPT` doubled (drawn as before), both undone by the next hook.
 //!
 //! Only the session's own shell marks its prompts, and `echo "$PS1"` does not show the key: bash's
 //! `PS1` and `PS0` name it (`${__termloom_key-}`, an unexported variable, expanded as the prompt is
@@ -182,18 +183,46 @@ if [[ -n "${TERMLOOM_USER_ZDOTDIR+set}" ]]; then ZDOTDIR="$TERMLOOM_USER_ZDOTDIR
 unset TERMLOOM_USER_ZDOTDIR
 # Whether PS1 was exported before its mark; declared before the user's files run (their
 # `setopt warn_create_global` would warn of it, `allexport` export it).
-typeset -g __termloom_export=
+typeset -g __termloom_export= __termloom_pp=
+typeset -ga __termloom_percent
 [[ -r "${ZDOTDIR:-$HOME}/.zprofile" && -o login ]] && . "${ZDOTDIR:-$HOME}/.zprofile"
 [[ -r "${ZDOTDIR:-$HOME}/.zshrc" ]] && . "${ZDOTDIR:-$HOME}/.zshrc"
-__termloom_precmd() { print -n "\e]133;D;$?;k=$__termloom_key\a\e]133;A;k=$__termloom_key\a" }
+__termloom_precmd() {
+    print -n "\e]133;D;$?;k=$__termloom_key\a\e]133;A;k=$__termloom_key\a"
+    __termloom_percent_off
+}
+# Under no_prompt_percent `%{ %}` would be shown, and a mark without them counted in the
+# prompt's width: prompt_percent is on while the prompt is shown, the prompts' own `%`
+# doubled (drawn as before), both undone at the next hook (preexec, or precmd after an
+# empty line), each prompt restored as it was, exported or not.
+__termloom_percent_on() {
+    local v
+    __termloom_pp=1 __termloom_percent=()
+    setopt prompt_percent
+    for v in PS1 PS2 RPS1 RPS2 SPROMPT; do
+        [[ "${(P)v-}" == *%* ]] || continue
+        __termloom_percent+=("$v" "${(P)v}" "${(tP)v}")
+        typeset -g "$v=${(P)v//[%]/%%}"
+    done
+}
+__termloom_percent_off() {
+    [[ -n "$__termloom_pp" ]] || return 0
+    local i
+    for (( i = 1; i < ${#__termloom_percent}; i += 3 )); do
+        typeset -g "${__termloom_percent[i]}=${__termloom_percent[i+1]}"
+        if [[ "${__termloom_percent[i+2]}" == *export* ]]; then
+            export "${__termloom_percent[i]}"
+        else
+            typeset -g +x "${__termloom_percent[i]}"
+        fi
+    done
+    __termloom_pp= __termloom_percent=()
+    unsetopt prompt_percent
+}
 # PS1's mark, made from the key where it is needed: no variable holds it (`print` of one would
 # fake a prompt, an `allexport` left on would hand it to every command).
 __termloom_b() {
-    if [[ -o prompt_percent ]]; then
-        REPLY="%{"$'\e]133;B;k='"$__termloom_key"$'\a'"%}"
-    else
-        REPLY=$'\e]133;B;k='"$__termloom_key"$'\a'
-    fi
+    REPLY="%{"$'\e]133;B;k='"$__termloom_key"$'\a'"%}"
 }
 # PS1 gets its mark as each prompt is drawn, after the startup files (a .zlogin's PS1 too)
 # and the hooks they add, and loses it when a command starts: `echo $PS1` does not show the
@@ -206,6 +235,7 @@ __termloom_mark() {
     if [[ "${precmd_functions[-1]-}" != __termloom_mark ]]; then
         precmd_functions=(${precmd_functions:#__termloom_mark} __termloom_mark)
     fi
+    [[ -o prompt_percent ]] || __termloom_percent_on
     __termloom_b
     [[ "$PS1" == *"$REPLY" ]] && return 0
     if [[ "${(t)PS1}" == *export* ]]; then __termloom_export=1; else __termloom_export=; fi
@@ -217,6 +247,7 @@ __termloom_preexec() {
     local REPLY
     __termloom_b
     PS1="${PS1%"$REPLY"}"
+    __termloom_percent_off
     if [[ -n "$__termloom_export" ]]; then export PS1; else typeset -g +x PS1; fi
     print -n "\e]133;C;k=$__termloom_key\a"
 }
