@@ -416,6 +416,25 @@ fn a_kit_bash_marks_a_theme_appended_to_prompt_command_after_startup() {
             assert_eq!(shell.last_lines(1), ["theme> "], "{}", shell.screen());
         }
     }
+    // A hook put ahead as an element of its own, as array-aware hooks do at the prompt
+    // (direnv, starship): the prompt step runs once, first, and the hook's PS1 is marked.
+    let shell = TestSession::builder("bash")
+        .arg("--noprofile")
+        .file(".bashrc", "PS1='rc> '\npre() { PS1='pre> '; }\n")
+        .shell_integration(true)
+        .start();
+    shell.wait_until(Until::prompt());
+    let ahead = r#"PROMPT_COMMAND=(pre "${PROMPT_COMMAND[@]}"); echo set"#;
+    let result = shell.run_command(ahead, long).unwrap();
+    assert_eq!((result.output.as_str(), result.exit_code), ("set\n", Some(0)), "{result:?}");
+    for _ in 0..2 {
+        let result = shell.run_command("(exit 3)", long).unwrap();
+        assert_eq!(result.exit_code, Some(3), "{result:?}");
+        let steps = r#"printf '%s\n' "${PROMPT_COMMAND[@]}" | grep -c __termloom_prompt"#;
+        let result = shell.run_command(steps, long).unwrap();
+        assert_eq!((result.output.as_str(), result.exit_code), ("1\n", Some(0)), "{result:?}");
+        assert_eq!(shell.last_lines(1), ["pre> "], "{}", shell.screen());
+    }
 }
 
 /// zsh hooks added after `.zshrc` (helper ir): a login shell's `.zlogin` adding a `precmd`
@@ -465,6 +484,39 @@ add-zsh-hook precmd loader
     shell.wait_until(Until::prompt());
     let result = shell.run_command("echo $SEEN ${ZDOTDIR-unset}", long).unwrap();
     assert_eq!(result.output, "unset unset\n", "{result:?}");
+}
+
+/// A hook that puts itself first in `PROMPT_COMMAND` at every prompt (when it is not) grew
+/// `PROMPT_COMMAND` a copy of itself a prompt, each run every prompt (review xo's price: the
+/// marks step put the prompt step back first, leaving the hook's earlier copy behind it). The
+/// copy already behind the prompt step is dropped: it runs once a prompt, exit codes kept.
+#[test]
+fn a_kit_bash_hook_going_first_every_prompt_runs_once_a_prompt() {
+    if !require("bash") {
+        return;
+    }
+    let long = Duration::from_secs(20);
+    let rc = "PS1='h> '\nn=0\nh() { n=$((n+1)); [[ $PROMPT_COMMAND == h\\;* ]] || PROMPT_COMMAND=\"h;$PROMPT_COMMAND\"; }\nPROMPT_COMMAND=h\n";
+    let shell = TestSession::builder("bash")
+        .arg("--noprofile")
+        .file(".bashrc", rc)
+        .shell_integration(true)
+        .start();
+    shell.wait_until(Until::prompt());
+    let mut runs = Vec::new();
+    for _ in 0..4 {
+        let result = shell.run_command("(exit 5)", long).unwrap();
+        assert_eq!(result.exit_code, Some(5), "{result:?}");
+        let result = shell.run_command("echo $n ${#PROMPT_COMMAND}", long).unwrap();
+        assert_eq!(result.exit_code, Some(0), "{result:?}");
+        let words: Vec<u64> =
+            result.output.split_whitespace().map(|w| w.parse().unwrap()).collect();
+        runs.push((words[0], words[1]));
+    }
+    // One run of the hook a prompt (two prompts a round), PROMPT_COMMAND the same length.
+    for pair in runs.windows(2) {
+        assert_eq!((pair[1].0 - pair[0].0, pair[1].1), (2, pair[0].1), "{runs:?}");
+    }
 }
 
 /// zsh's integration leaves `ZDOTDIR` as zsh would (review if: a `.zshenv` that unsets it, or

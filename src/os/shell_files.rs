@@ -72,7 +72,11 @@ use crate::term::scan::MarkKey;
 /// unmarked (the shell reads at a prompt that lost its mark). `__termloom_marks` puts
 /// `__termloom_prompt` back first in `$PROMPT_COMMAND` when a hook put itself ahead of it
 /// (bash-preexec: `$?` was already 0, and its `precmd` theme's `PS1` lost the mark), so the
-/// status is the command's (`PIPESTATUS` is not kept for the hook).
+/// status is the command's (`PIPESTATUS` is not kept for the hook), the hook's copy already
+/// behind it dropped (one that puts itself first every prompt grew `PROMPT_COMMAND` a copy a
+/// prompt), and marks the `PS1` of that prompt; in a bash 5.1+ array it is taken out of the
+/// elements after the first (a hook put ahead as an element of its own), and
+/// `__termloom_marks` is put back last (a theme appended after it).
 macro_rules! bash_functions {
     () => {
         r#"__termloom_prompt() {
@@ -94,14 +98,33 @@ __termloom_marks() {
     unset __termloom_ps1
     # A hook that put itself first (bash-preexec) would take the command's status: back first.
     if [[ "$PROMPT_COMMAND" != __termloom_prompt && "$PROMPT_COMMAND" != __termloom_prompt[\;$n]* ]]; then
-        PROMPT_COMMAND="__termloom_prompt$n${PROMPT_COMMAND//__termloom_prompt[;$n]/}"
+        # What went ahead goes right after it, and its copy already there (a hook that puts
+        # itself first at every prompt) is dropped: PROMPT_COMMAND does not grow. It ran
+        # before the prompt step: a PS1 it set (its precmd theme's) is marked.
+        local pc="$PROMPT_COMMAND$n" ahead core rest
+        __termloom_had=1
+        ahead="${pc%%__termloom_prompt[;$n]*}"
+        if [[ "$ahead" != "$pc" ]]; then
+            rest="${pc#"$ahead"__termloom_prompt[;$n]}"
+            rest="${rest#"${rest%%[! ]*}"}"
+            core="${ahead%"${ahead##*[!;$n ]}"}"
+            if [[ -n "$core" && "$rest" == "$core"[\;$n]* ]]; then rest="${rest#"$core"?}"; fi
+            pc="$ahead$rest"
+        fi
+        pc="${pc//__termloom_prompt[;$n]/}"
+        PROMPT_COMMAND="__termloom_prompt$n${pc%$n}"
     fi
     # A theme appended to PROMPT_COMMAND after startup runs after this step: it goes last
     # again (an array's element the user appended to, bash 5.1+, was element 0: this one ran last).
     if (( BASH_VERSINFO[0] * 100 + BASH_VERSINFO[1] >= 501 )) && [[ ${PROMPT_COMMAND@a} == *a* ]]; then
-        if [[ "${PROMPT_COMMAND[-1]}" != __termloom_marks ]]; then
-            local kept=()
-            for k in "${PROMPT_COMMAND[@]}"; do [[ "$k" == __termloom_marks ]] || kept+=("$k"); done
+        # An element put ahead of element 0 (`PROMPT_COMMAND=(hook "${PROMPT_COMMAND[@]}")`)
+        # had the prompt step put first in it: it is taken out of the others.
+        if [[ "${PROMPT_COMMAND[-1]}" != __termloom_marks || "${PROMPT_COMMAND[*]:1}" == *__termloom_prompt* ]]; then
+            local kept=("$PROMPT_COMMAND")
+            for k in "${PROMPT_COMMAND[@]:1}"; do
+                k="${k//__termloom_prompt[;$n]/}"
+                [[ -z "$k" || "$k" == __termloom_prompt || "$k" == __termloom_marks ]] || kept+=("$k")
+            done
             PROMPT_COMMAND=("${kept[@]}" __termloom_marks)
         fi
     elif [[ "$PROMPT_COMMAND" != *"$n"__termloom_marks ]]; then
