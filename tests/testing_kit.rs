@@ -484,6 +484,18 @@ add-zsh-hook precmd loader
     shell.wait_until(Until::prompt());
     let result = shell.run_command("echo $SEEN ${ZDOTDIR-unset}", long).unwrap();
     assert_eq!(result.output, "unset unset\n", "{result:?}");
+    // And as the session set it, the user's .zlogin read from there.
+    let builder = TestSession::builder("zsh")
+        .arg("-l")
+        .file("zdot/.zshrc", "PS1='z> '\n")
+        .file("zdot/.zlogin", "SEEN=$ZDOTDIR\n")
+        .shell_integration(true);
+    let zdotdir = builder.home().join("zdot");
+    let shell = builder.env("ZDOTDIR", &zdotdir).start();
+    shell.wait_until(Until::prompt());
+    let result = shell.run_command("echo $SEEN $ZDOTDIR", long).unwrap();
+    let zdotdir = zdotdir.display();
+    assert_eq!(result.output, format!("{zdotdir} {zdotdir}\n"), "{result:?}");
 }
 
 /// A hook that puts itself first in `PROMPT_COMMAND` at every prompt (when it is not) grew
