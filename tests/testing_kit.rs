@@ -646,6 +646,12 @@ fn a_kit_zsh_without_prompt_percent_draws_its_prompt_at_its_width() {
         let result = off.run_command("setopt | grep -c '^nopromptpercent$'", long).unwrap();
         assert_eq!((result.output.as_str(), result.exit_code), ("1\n", Some(0)), "{result:?}");
     }
+    // With prompt_subst too what a substitution prints is not read for `%` escapes (the mark
+    // counts in the width then, as before).
+    let subst = start("setopt no_prompt_percent prompt_subst\nv='x%y%~'\nPS1='$v > '\n");
+    let result = subst.run_command("echo hi", long).unwrap();
+    assert_eq!((result.output.as_str(), result.exit_code), ("hi\n", Some(0)), "{result:?}");
+    assert!(drawn(&subst).starts_with("x%y%~ > "), "{}", subst.screen());
 }
 
 /// zsh's integration finds the user's startup files through `ZDOTDIR` as the session gets

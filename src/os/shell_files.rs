@@ -31,7 +31,10 @@
 //! those the user's files may leave unset as `nounset` allows (`${PS0-}`), as bash's does.
 //! With `setopt no_prompt_percent` (`%{ %}` would be shown, and a mark without them counted
 //! in the prompt's width) `prompt_percent` is on while the prompt is shown, the `%` of `PS1`,
-//! `PS2`, `RPS1`, `RPS2` and `SPROMPT` doubled (drawn as before), both undone by the next hook.
+//! `PS2`, `RPS1`, `RPS2` and `SPROMPT` doubled (drawn as before), both undone by the next hook;
+//! not with `prompt_subst` as well (what its substitutions print would be read for `%`
+//! escapes): the mark goes without `%{ %}` then, counted in the width (a wrapped line edited
+//! draws askew).
 //!
 //! Only the session's own shell marks its prompts, and `echo "$PS1"` does not show the key: bash's
 //! `PS1` and `PS0` name it (`${__termloom_key-}`, an unexported variable, expanded as the prompt is
@@ -217,7 +220,8 @@ __termloom_precmd() {
 # Under no_prompt_percent `%{ %}` would be shown, and a mark without them counted in the
 # prompt's width: prompt_percent is on while the prompt is shown, the prompts' own `%`
 # doubled (drawn as before), both undone at the next hook (preexec, or precmd after an
-# empty line), each prompt restored as it was, exported or not.
+# empty line), each prompt restored as it was, exported or not. With prompt_subst too the
+# mark goes without them (and counts in the width).
 __termloom_percent_on() {
     local v
     __termloom_pp=1 __termloom_percent=()
@@ -245,7 +249,11 @@ __termloom_percent_off() {
 # PS1's mark, made from the key where it is needed: no variable holds it (`print` of one would
 # fake a prompt, an `allexport` left on would hand it to every command).
 __termloom_b() {
-    REPLY="%{"$'\e]133;B;k='"$__termloom_key"$'\a'"%}"
+    if [[ -o prompt_percent ]]; then
+        REPLY="%{"$'\e]133;B;k='"$__termloom_key"$'\a'"%}"
+    else
+        REPLY=$'\e]133;B;k='"$__termloom_key"$'\a'
+    fi
 }
 # PS1 gets its mark as each prompt is drawn, after the startup files (a .zlogin's PS1 too)
 # and the hooks they add, and loses it when a command starts: `echo $PS1` does not show the
@@ -258,7 +266,8 @@ __termloom_mark() {
     if [[ "${precmd_functions[-1]-}" != __termloom_mark ]]; then
         precmd_functions=(${precmd_functions:#__termloom_mark} __termloom_mark)
     fi
-    [[ -o prompt_percent ]] || __termloom_percent_on
+    # (Not with prompt_subst: what its substitutions print would be read for `%` escapes.)
+    [[ -o prompt_percent || -o prompt_subst ]] || __termloom_percent_on
     __termloom_b
     [[ "$PS1" == *"$REPLY" ]] && return 0
     if [[ "${(t)PS1}" == *export* ]]; then __termloom_export=1; else __termloom_export=; fi
