@@ -1537,18 +1537,9 @@ fn each_piece_around_an_escape_is_read_apart_and_soon() {
     let slow = program("pass", "0.8");
     let never_waits =
         program("sys.stdout.write(f'\\x1b[1;1H\\x1b[2Ktick {tick}'); sys.stdout.flush()", "0");
-    // (Raw, polling between naps: it never waits for input, and prints nothing until its
-    // `q`, then every read, and exits.)
-    let quiet = "import os, select, sys, time, tty\n\
-        tty.setraw(0)\n\
-        start, reads = time.monotonic(), []\n\
-        while not reads or not reads[-1].endswith('71'):\n\
-        \x20   if select.select([0], [], [], 0)[0]:\n\
-        \x20       reads.append(f'{time.monotonic() - start:.2f} {os.read(0, 64).hex()}')\n\
-        \x20   time.sleep(0.05)\n\
-        sys.stdout.write(''.join(f'\\x1b[{row};1H{read}' for row, read in enumerate(reads, 2)))\n\
-        sys.stdout.flush()\n"
-        .to_owned();
+    // (Raw, polling between naps: it never waits for input, and prints nothing after its
+    // `ready` until its `q`, then every read, and exits.)
+    let quiet = include_str!("common/quiet_poller.py").to_owned();
     // (Reads a line (the terminal's canonical mode) polling between naps, so it never waits
     // for input; prints it and exits.)
     let lines = "import os, select, sys, time\n\

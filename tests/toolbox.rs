@@ -1327,16 +1327,7 @@ fn keys_after_an_escape_to_a_line_reader_go_at_once() {
 /// reads `q`.
 #[test]
 fn keys_after_an_escape_read_by_a_quiet_poller_go_soon() {
-    let quiet = "import os, select, sys, time, tty\n\
-        tty.setraw(0)\n\
-        print('ready', end='\\r\\n', flush=True)\n\
-        start, reads = time.monotonic(), []\n\
-        while not reads or not reads[-1].endswith('71'):\n\
-        \x20   if select.select([0], [], [], 0)[0]:\n\
-        \x20       reads.append(f'{time.monotonic() - start:.2f} {os.read(0, 64).hex()}')\n\
-        \x20   time.sleep(0.05)\n\
-        sys.stdout.write(''.join(f'\\x1b[{row};1H{read}' for row, read in enumerate(reads, 2)))\n\
-        sys.stdout.flush()\n";
+    let quiet = include_str!("common/quiet_poller.py");
     let toolbox = Toolbox::new(engine());
     for (keys, wanted) in [("<Esc>q", &["1b", "71"][..]), ("a<Esc>q", &["61", "1b", "71"][..])] {
         let argv = json!(["python3", "-c", quiet]);
