@@ -1582,6 +1582,84 @@ fn an_mcp_hosts_proxy_whose_stdout_is_closed_exits() {
     drop(input);
 }
 
+/// An MCP host's proxy whose stdout is a socket the host shut for reading (`shutdown(SHUT_RD)`:
+/// its reader gone, the socket still open) exits 1 at once, saying so, as with a closed pipe
+/// (`an_mcp_hosts_proxy_whose_stdout_is_closed_exits`): no poll flag reports that half, and it
+/// was noticed only when the next answer was written, here the wait's ten minutes on.
+#[test]
+fn an_mcp_hosts_proxy_whose_stdout_socket_is_shut_for_reading_exits() {
+    let server = TestServer::start(&[]);
+    server.ok(&["start", "--name", "quiet", "--", "sleep", "1000"]);
+    let (ours, theirs) = UnixStream::pair().unwrap();
+    let mut host = Command::new(TERMLOOM)
+        .args(["mcp", "--server", "--socket"])
+        .arg(&server.socket)
+        .stdin(Stdio::piped())
+        .stdout(std::os::fd::OwnedFd::from(theirs))
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = host.stdin.take().unwrap();
+    let mut output = BufReader::new(ours.try_clone().unwrap());
+    let init = json!({"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    writeln!(input, "{init}").unwrap();
+    let mut line = String::new();
+    output.read_line(&mut line).unwrap();
+    assert!(line.contains("protocolVersion"), "{line}");
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "terminal_read", "arguments": {"session_id": "quiet", "for_text": "never printed", "timeout_ms": 600000}}});
+    writeln!(input, "{call}").unwrap();
+    server.until_pending_waits(1, "the call's wait never became pending");
+    ours.shutdown(std::net::Shutdown::Read).unwrap();
+    if !ends_within(host.id() as i32, LONG) {
+        let _ = host.kill();
+        let _ = host.wait();
+        panic!("the proxy went on with its stdout shut for reading");
+    }
+    assert_eq!(host.wait().unwrap().code(), Some(1));
+    let mut stderr = String::new();
+    host.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
+    assert!(stderr.contains("termloom: cannot write to stdout"), "{stderr}");
+    server.until_pending_waits(0, "the call's wait outlived its proxy");
+    let list = server.json(&["list"]);
+    assert_eq!(list["sessions"][0]["state"], "running", "{list}");
+    drop(input);
+}
+
+/// An MCP host's proxy whose host closes stdin and stdout, in either order (as a host that
+/// exits does, its descriptors closed in their numbers' order), ends as at the end of its
+/// input: exit 0, nothing said of stdout. (Stdout closed first, it exited 1: the watch on
+/// stdout looked at stdin only at that moment.)
+#[test]
+fn an_mcp_hosts_proxy_closed_both_ways_in_either_order_exits_0() {
+    let server = TestServer::start(&[]);
+    for (round, stdout_first) in [false, true, false, true].into_iter().enumerate() {
+        let mut host = Command::new(TERMLOOM)
+            .args(["mcp", "--server", "--socket"])
+            .arg(&server.socket)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let (input, output) = initialized(&mut host, "2025-11-25");
+        match stdout_first {
+            // (Stdin 50 ms after stdout, as a host closing them one after the other: what the
+            // test is of, not a wait for the proxy, which it lets see stdout's end first.)
+            true => {
+                drop(output);
+                std::thread::sleep(Duration::from_millis(50));
+                drop(input);
+            }
+            false => drop((input, output)),
+        }
+        let status = exits(&mut host);
+        let mut stderr = String::new();
+        host.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
+        assert_eq!(status.code(), Some(0), "round {round}, stdout first {stdout_first}: {stderr}");
+        assert!(!stderr.contains("cannot write to stdout"), "round {round}: {stderr}");
+    }
+}
+
 #[test]
 fn a_hundred_clients_at_once() {
     let server = TestServer::start(&[]);

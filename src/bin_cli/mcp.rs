@@ -24,7 +24,9 @@ describes them.
 
 On end of stdin, SIGTERM or SIGINT every session is closed (no process is left
 behind) and the server exits 0; when stdout is closed (the host stopped
-reading), the same, with exit status 1.
+reading: a pipe closed, a socket shut for reading), the same, with exit status
+1. A host that closes both, in either order within 0.25 s (as when it exits),
+ends it as the end of stdin does: exit 0, unless an answer could not be written.
 
 With --server the tools drive the sessions of a termloom server (started on
 first use), so an MCP host, a shell-only agent using `termloom send`... and a
@@ -120,7 +122,7 @@ pub(super) fn main(args: Vec<OsString>) -> ExitCode {
     }
     let output = StopWhenClosed { stdout: std::io::stdout(), engine: engine.clone() };
     let watched = engine.clone();
-    watch_stdout(move || stop(&watched, "its reader is gone"));
+    super::stdout_watch::watch_stdout(move || stop(&watched, "its reader is gone"));
     let served = termloom::mcp::serve(engine.clone(), std::io::stdin().lock(), output);
     input_ended();
     engine.shutdown();
@@ -175,52 +177,6 @@ fn stop(engine: &Engine, why: &str) {
     engine.shutdown();
     log::logger().flush();
     std::process::exit(1);
-}
-
-/// Calls `gone` once stdout's last reader is gone, though nothing is written: the server
-/// stops (see [`StopWhenClosed`]), the proxy (`termloom mcp --server`) exits. An answer
-/// written while another process still held a copy of the pipe's read end (a child the host
-/// forked, until its `exec`) went into the pipe, and the server waited for the next request
-/// for ever. A thread polls stdout for nothing but its end: `POLLERR` (a pipe with no reader
-/// left) or `POLLHUP` (a socket or terminal hung up); not when stdin has hung up by then as
-/// well: a host that closed stdin first (or both at once) ends the input as usual. One that
-/// closed stdout first and stdin after is seen here, as stdout gone. A file or `/dev/null`
-/// never reports either: the thread sleeps in `poll` for good. Not open (`POLLNVAL`), it
-/// ends.
-pub(super) fn watch_stdout(gone: impl FnOnce() + Send + 'static) {
-    use rustix::event::{PollFd, PollFlags, poll};
-    let watch = move || {
-        let stdout = std::io::stdout();
-        loop {
-            let mut fds = [PollFd::new(&stdout, PollFlags::empty())];
-            match poll(&mut fds, None) {
-                Ok(_) => {}
-                Err(rustix::io::Errno::INTR) => continue,
-                Err(_) => return,
-            }
-            let seen = fds[0].revents();
-            // A host that closed stdin too, first or at once (a pipe's writer gone), ends the
-            // server as the end of its input does (exit 0).
-            if seen.intersects(PollFlags::ERR | PollFlags::HUP) && !stdin_hung_up() {
-                gone();
-            }
-            // `POLLNVAL`: not open; nothing else is asked for.
-            return;
-        }
-    };
-    if let Err(err) = std::thread::Builder::new().name("termloom-stdout".into()).spawn(watch) {
-        say!("termloom: cannot watch stdout ({err}); a closed one is seen at the next answer");
-    }
-}
-
-/// Whether stdin's other end is gone (`POLLHUP`: a pipe whose writers all closed it, though
-/// requests may be left to read).
-fn stdin_hung_up() -> bool {
-    use rustix::event::{PollFd, PollFlags, Timespec, poll};
-    let stdin = std::io::stdin();
-    let mut fds = [PollFd::new(&stdin, PollFlags::IN)];
-    let now = Timespec { tv_sec: 0, tv_nsec: 0 };
-    poll(&mut fds, Some(&now)).is_ok() && fds[0].revents().contains(PollFlags::HUP)
 }
 
 impl Write for StopWhenClosed {

@@ -25,6 +25,7 @@ mod run;
 mod server;
 mod signals;
 mod stderr_log;
+mod stdout_watch;
 mod steps;
 mod table;
 mod values;

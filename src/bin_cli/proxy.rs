@@ -7,9 +7,11 @@
 //!   requests kept for that are bounded ([`MAX_PENDING`], [`MAX_PENDING_BYTES`]), the oldest
 //!   forgotten first;
 //! - stdout is gone: a write to it failed (an answer, or one of those errors), or a watch on
-//!   it saw its reader go though nothing was written
-//!   ([`watch_stdout`](super::mcp::watch_stdout)): the proxy says so on stderr, once, and
-//!   exits 1; its connection's calls end and the sessions stay.
+//!   it saw its reader go though nothing was written (a pipe closed, a socket shut for
+//!   reading; [`watch_stdout`](super::stdout_watch::watch_stdout)), stdin not ending within
+//!   [`BOTH_CLOSED_WITHIN`](super::stdout_watch::BOTH_CLOSED_WITHIN) of it (a host closing
+//!   both, in either order, ends its input): the proxy says so on stderr, once, and exits 1;
+//!   its connection's calls end and the sessions stay.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::io::{BufRead, Read, Write};
@@ -75,7 +77,7 @@ pub(super) fn run(target: &Target) -> ExitCode {
     }
     // A stdout closed while nothing is written (the host gone but for its input) ends the
     // proxy too; its connection's calls end with it, and the sessions stay.
-    super::mcp::watch_stdout(|| stdout_gone("its reader is gone"));
+    super::stdout_watch::watch_stdout(|| stdout_gone("its reader is gone"));
     let mut stdout = std::io::stdout().lock();
     let ended = relay_answers(&mut from_server, &mut stdout, &pending);
     let unanswered = pending.take();
