@@ -540,6 +540,60 @@ mod tests {
         assert_eq!(home.apply(text), expected);
     }
 
+    /// A path as JSON may write it, each `/` escaped (`\/w\/c`), is replaced as the path is,
+    /// where it begins and ends, the longer of two first, in a `file:` URL too (it was left:
+    /// a JSON log or result in a snapshot kept the machine's paths).
+    #[test]
+    fn json_escaped_paths_are_replaced() {
+        let (krate, target) = (Path::new("/w/c"), Path::new("/w/c/target"));
+        let redactions = Redactions::new().path(krate, "[CRATE]").path(target, "[TARGET]");
+        let text =
+            r#"{"file":"\/w\/c\/src\/lib.rs","bin":"\/w\/c\/target\/debug\/app","dir":"\/w\/c","#;
+        let text = format!(
+            r#"{text}"other":"\/mnt\/w\/c","near":"\/w\/cc","url":"file:\/\/\/w\/c\/x","path":"\/w\/c:\/w\/c\/bin"}}"#
+        );
+        let expected = r#"{"file":"[CRATE]\/src\/lib.rs","bin":"[TARGET]\/debug\/app","dir":"[CRATE]","other":"\/mnt\/w\/c","near":"\/w\/cc","url":"file:\/\/[CRATE]\/x","path":"[CRATE]:[CRATE]\/bin"}"#;
+        assert_eq!(redactions.apply(&text), expected);
+        let home = "/tmp/termloom-home-0000001-0000";
+        let escaped = r#""\/tmp\/termloom-home-0000001-0000\/x""#;
+        for redactions in [Redactions::new().home(Path::new(home)), Redactions::new().test_homes()]
+        {
+            assert_eq!(redactions.apply(escaped), r#""[HOME]\/x""#, "{redactions:?}");
+        }
+    }
+
+    /// Dates as programs in the kit's C locale write them: `date`'s (the day of the week
+    /// before the month, which changes with the date too), `date -R`'s and mail's (the day
+    /// first), whole month names, and dates in numbers with a year (`%x`, `%D`, `2024/05/17`);
+    /// a day and a month in numbers alone, a ratio or a count, stay. (Only the month's
+    /// abbreviation and the day were taken, and ISO dates: `Tue [DATE]`, `08 Dec 2026`,
+    /// `12/08/26` reached snapshots.)
+    #[test]
+    fn dates_as_programs_write_them_are_replaced() {
+        let words = Redactions::new().month_days().clock_times();
+        let rows = [
+            ("Tue Dec  8 00:31:07 UTC 2026", "[DATE] [TIME] UTC 2026"),
+            ("Date: Tue, 08 Dec 2026 00:31:07 +0000", "Date: [DATE] [TIME] +0000"),
+            ("on 8 December 2026.", "on [DATE]."),
+            ("Released September 17, 2024", "Released [DATE]"),
+            ("Sept 3 and Dec 08", "[DATE] and [DATE]"),
+            ("Tuesday, December 8, 2026", "[DATE]"),
+            ("Decimal 8, Monday 3, 8 Dec, 3 Mayday", "Decimal 8, Monday 3, 8 Dec, 3 Mayday"),
+        ];
+        for (row, expected) in rows {
+            assert_eq!(words.apply(row), expected, "{row}");
+        }
+        let numbers = Redactions::new().dates().clock_times();
+        let rows = [
+            ("12/08/26 00:31:07", "[DATE] [TIME]"),
+            ("12/08/2026, 8/12/2026, 2026/12/08", "[DATE], [DATE], [DATE]"),
+            ("12/08 done, 3/4, 1/2/345, 2026/1/2", "12/08 done, 3/4, 1/2/345, 2026/1/2"),
+        ];
+        for (row, expected) in rows {
+            assert_eq!(numbers.apply(row), expected, "{row}");
+        }
+    }
+
     /// A mask's `mask` group that took no part in a match masks nothing of it (review xc: the
     /// whole match was masked).
     #[test]

@@ -98,7 +98,9 @@ impl Redactions {
         let holds = |outer: &str, inner: &str| {
             inner.len() > outer.len()
                 && inner.starts_with(outer)
-                && (outer.ends_with('/') || inner[outer.len()..].starts_with('/'))
+                && (outer.ends_with('/')
+                    || inner[outer.len()..].starts_with('/')
+                    || inner[outer.len()..].starts_with(r"\/"))
         };
         let at = compiled.path.as_deref().and_then(|path| {
             self.compiled.iter().position(|c| c.path.as_deref().is_some_and(|p| holds(p, path)))
@@ -161,7 +163,8 @@ impl Redactions {
     /// the first one's end and then as the second one's start. A path goes before a shorter
     /// one added earlier that holds it (`<crate>/target` before `<crate>`, in
     /// [`Redactions::and`] too), so that the longer one is replaced whole whatever the order
-    /// they were added in.
+    /// they were added in. The path as JSON may write it, each `/` escaped (`\/tmp\/x`), is
+    /// replaced the same way (`"[NAME]\/notes.txt"`).
     ///
     /// ```
     /// use std::path::Path;
@@ -187,6 +190,10 @@ impl Redactions {
         if let Ok(canonical) = path.canonicalize() {
             forms.push(trimmed(canonical.to_string_lossy().into_owned()));
         }
+        // As JSON may write it, each `/` escaped (`\/w\/c`: PHP's `json_encode`, some loggers).
+        let escaped: Vec<String> =
+            forms.iter().filter(|f| f.contains('/')).map(|f| f.replace('/', r"\/")).collect();
+        forms.extend(escaped);
         forms.sort_by_key(|f| std::cmp::Reverse(f.len()));
         forms.dedup();
         for form in forms.into_iter().filter(|f| !f.is_empty()) {
@@ -239,10 +246,10 @@ impl Redactions {
     }
 
     /// Replaces every [`TestSession`]'s temporary home directory (`/tmp/termloom-home-…`,
-    /// whichever session's) with `[HOME]`: what a snapshot of a [`Screen`], a
+    /// whichever session's, also JSON-escaped: `\/tmp\/termloom-home-…`) with `[HOME]`: what a snapshot of a [`Screen`], a
     /// [`StyledScreen`] or a [`Session`] gets, which do not know the session they came from.
     pub fn test_homes(self) -> Redactions {
-        self.regex(r"/(?:[^\s/]+/)*termloom-home-\d{7}-\d{4}", "[HOME]")
+        self.regex(r"\\?/(?:[^\s/\\]+\\?/)*termloom-home-\d{7}-\d{4}", "[HOME]")
     }
 
     /// Replaces the name of the user running the tests with `[USER]` where it stands as a
@@ -322,17 +329,35 @@ impl Redactions {
         self.regex(r"(^|[^\w:.])(?:[01]?\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d+)?)?\b", "${1}[TIME]")
     }
 
-    /// Replaces dates written with a month's English abbreviation and the day (`Dec  7`,
-    /// `Dec 17`: `ls -l`, mc's panels, `date`, logs), and a year after them (`Jan  2  2020`,
-    /// `Jan 2, 2020`), with `[DATE]`; a time after them is left to
-    /// [`Redactions::short_times`]: `Dec  7 19:03` becomes `[DATE] [TIME]` with both. The
-    /// kit's sessions run in the C locale (`LC_ALL=C.UTF-8`), where months are named so;
-    /// another locale's names (`déc.`, `Dez`) are left as they are. The
-    /// words are replaced wherever they stand (`May 3` in a sentence too); where columns
-    /// must stay, as in a file panel, use [`Redactions::file_times`].
+    /// Replaces dates written with an English month, abbreviated or whole, and the day
+    /// (`Dec  7`, `December 17`: `ls -l`, mc's panels, `date`, logs), and a year after them
+    /// (`Jan  2  2020`, `Jan 2, 2020`), with `[DATE]`; also the day, the month and the year
+    /// (`8 Dec 2026`: `date -R`, mail and HTTP headers), and the day of the week before either
+    /// (`Tue Dec  8`, `Tue, 08 Dec 2026`), which changes with the date. A time after them is
+    /// left to [`Redactions::short_times`] (or [`Redactions::clock_times`]): `Dec  7 19:03`
+    /// becomes `[DATE] [TIME]` with both, `date`'s `Tue Dec  8 00:31:07 UTC 2026` becomes
+    /// `[DATE] [TIME] UTC 2026`, its year after the zone left (a number alone). The kit's
+    /// sessions run in the C locale (`LC_ALL=C.UTF-8`), where programs name months and days
+    /// so; another locale's names (`déc.`, `Dez`), which only a session given its own
+    /// `LC_ALL` shows, are left as they are. The words are replaced wherever they stand (`May
+    /// 3` in a sentence too); where columns must stay, as in a file panel, use
+    /// [`Redactions::file_times`]. Dates in numbers are [`Redactions::dates`]'.
+    ///
+    /// ```
+    /// use termloom::testing::Redactions;
+    ///
+    /// let redactions = Redactions::new().month_days().clock_times();
+    /// assert_eq!(
+    ///     redactions.apply("Tue Dec  8 00:31:07 UTC 2026; Date: Tue, 08 Dec 2026 00:31:07 GMT"),
+    ///     "[DATE] [TIME] UTC 2026; Date: [DATE] [TIME] GMT"
+    /// );
+    /// ```
     pub fn month_days(self) -> Redactions {
+        let day = r"(?:[1-9]|[12]\d|3[01])";
         self.regex(
-            &format!(r"\b(?:{MONTHS}) {{1,2}}(?:[1-9]|[12]\d|3[01])(?:,? {{1,2}}\d{{4}})?\b"),
+            &format!(
+                r"\b(?:(?:{WEEKDAYS}),? {{1,2}})?(?:(?:{MONTH_NAMES}) {{1,2}}0?{day}(?:,? {{1,2}}\d{{4}})?|0?{day} (?:{MONTH_NAMES}),? \d{{4}})\b"
+            ),
             "[DATE]",
         )
     }
@@ -397,12 +422,29 @@ impl Redactions {
 
     /// Replaces ISO dates (`2024-05-17`) with `[DATE]`, also the date of an ISO 8601
     /// timestamp (`2024-05-17T09:41:07Z` becomes `[DATE]T09:41:07Z`; see
-    /// [`Redactions::clock_times`] for the time).
+    /// [`Redactions::clock_times`] for the time); and dates in numbers with slashes and a
+    /// year: `2024/05/17`, and `05/17/24` or `05/17/2024` (the C locale's `%x` and `%D`, as
+    /// `date +%x` and `strftime` write them in the kit's sessions; `17/05/2024` too, either
+    /// way round). A day and a month without a year (`12/08`) are left as they are: as
+    /// likely a ratio, a count or a page (`3/4`, `12/08 done`); a pattern of your own can
+    /// take them where a screen shows such a date ([`Redactions::regex`]). For dates with a
+    /// month's name, see [`Redactions::month_days`].
+    ///
+    /// ```
+    /// use termloom::testing::Redactions;
+    ///
+    /// let redactions = Redactions::new().dates();
+    /// assert_eq!(
+    ///     redactions.apply("2024-05-17, 2024/05/17, 05/17/24, 17/05/2024; 12/08 done"),
+    ///     "[DATE], [DATE], [DATE], [DATE]; 12/08 done"
+    /// );
+    /// ```
     pub fn dates(self) -> Redactions {
         // `\b` cannot stand between the day and a `T` (both word characters): a `T` and what
         // follows it, the hour's first digit (or `[TIME]`, redacted first), are matched and
         // put back.
         self.regex(r"\b\d{4}-\d{2}-\d{2}(T[\d\[]|\b)", "[DATE]${1}")
+            .regex(r"\b(?:\d{4}/\d{2}/\d{2}|\d{1,2}/\d{1,2}/(?:\d{4}|\d{2}))\b", "[DATE]")
     }
 
     /// Replaces durations with a unit (`1.5s`, `250ms`, `3 µs`, `2m10s`) with `[DURATION]`.
@@ -843,8 +885,8 @@ fn move_boundaries(boundaries: &mut [usize], changes: &[(usize, usize, usize)], 
 /// folder `w/c` is not replaced again by the second pass, nor a crate's path in `[HOME]`'s
 /// rest by another filter), either with a short option after it (`-I/x`, `-L/x`, as
 /// compilers take them) or a diff's or a response file's sign (`+/x`, `-/x`, `@/x`), or a
-/// `file://` URL's scheme.
-const PATH_START: &str = r"(?:^|[^\w.\-+~@%/\]])(?:-[A-Za-z]|[-+@])?|file://";
+/// `file://` URL's scheme (also JSON-escaped, `file:\/\/`).
+const PATH_START: &str = r"(?:^|[^\w.\-+~@%/\]])(?:-[A-Za-z]|[-+@])?|file://|file:\\/\\/";
 
 /// How many times a filter is applied: a path's twice, so that one right after another, the
 /// character between them taken as the first one's end, is replaced too.
@@ -857,6 +899,16 @@ fn passes(compiled: &Compiled) -> usize {
 
 /// The months' English abbreviations, as a regular expression's alternatives.
 const MONTHS: &str = "Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec";
+
+/// The months' English names, whole or abbreviated (`Sept` too), as a regular expression's
+/// alternatives.
+const MONTH_NAMES: &str = "Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|\
+                           Aug(?:ust)?|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?";
+
+/// The days of the week in English, whole or abbreviated, as a regular expression's
+/// alternatives.
+const WEEKDAYS: &str =
+    "Mon(?:day)?|Tue(?:sday)?|Wed(?:nesday)?|Thu(?:rsday)?|Fri(?:day)?|Sat(?:urday)?|Sun(?:day)?";
 
 /// The target directories of the running test binary's build (see
 /// [`Redactions::target_dir`]), absolute.
