@@ -20,7 +20,9 @@ pub(super) const BOTH_CLOSED_WITHIN: Duration = Duration::from_millis(250);
 /// by the host (`shutdown(SHUT_RD)`), which no poll flag reports: each wake-up of the socket
 /// (edge-triggered `EPOLLOUT`: the peer's shutdown wakes it, as its reads of what was written
 /// do) tries an empty send, which fails with `EPIPE` then (it was noticed only when the next
-/// answer was written). Not when stdin ends too within [`BOTH_CLOSED_WITHIN`] (before or
+/// answer was written). Its price: a wake-up and an empty send each time the host reads what
+/// was written (20,000 pings through a socket, debug build: 0.30-0.36 s of the server's CPU,
+/// 0.21-0.25 s before). Not when stdin ends too within [`BOTH_CLOSED_WITHIN`] (before or
 /// after): a host that closes both, in either order, ends the input as usual (exit 0). A file
 /// or `/dev/null` never reports an end: the thread sleeps for good. Not open (`POLLNVAL`),
 /// it ends.
