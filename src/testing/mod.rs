@@ -594,6 +594,27 @@ mod tests {
         }
     }
 
+    /// mc's panels narrower than 70 columns cut the time column's start: what is left between
+    /// the borders is masked cell for cell (it was left as it was, `c  8 00:52`); the same
+    /// text outside such borders stays.
+    #[test]
+    fn file_times_cut_by_mcs_narrower_panels_are_masked() {
+        let redactions = Redactions::new().file_times();
+        let rows = [
+            (
+                "│/..   │--DIR│ec  8 00:52││ a │3│Dec  8 00:52│",
+                "│/..   │--DIR│▒▒▒▒▒▒▒▒▒▒▒││ a │3│▒▒▒▒▒▒▒▒▒▒▒▒│",
+            ),
+            ("│ notes.txt │    3│c  8 00:52││", "│ notes.txt │    3│▒▒▒▒▒▒▒▒▒▒││"),
+            ("|old |3|n  2  2020|", "|old |3|▒▒▒▒▒▒▒▒▒▒|"),
+            ("│/..      │DIR│  8 00:52││", "│/..      │DIR│▒▒▒▒▒▒▒▒▒││"),
+            ("at c  8 00:52 and │x 8 00:52│", "at c  8 00:52 and │x 8 00:52│"),
+        ];
+        for (row, expected) in rows {
+            assert_eq!(redactions.apply(row), expected, "{row}");
+        }
+    }
+
     /// A mask's `mask` group that took no part in a match masks nothing of it (review xc: the
     /// whole match was masked).
     #[test]

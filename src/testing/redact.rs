@@ -374,9 +374,10 @@ impl Redactions {
     /// locale writes them (the kit's sessions run with `LC_ALL=C.UTF-8`); a listing in
     /// another locale (`déc.`, `Dez`, `12月`, a session given its own `LC_ALL` or `LANG`)
     /// is left as it is. mc's panels show the twelve cells in a terminal of 70 columns or
-    /// more (two panels side by side); narrower, mc cuts the column's start (`c  7 19:03` at
-    /// 60 columns, `  7 19:03` at 50), which this does not take: give mc's session 70
-    /// columns at least (the kit's default is 80). GNU `tar tv` writes ISO dates
+    /// more (two panels side by side: the kit's default 80 columns are enough); narrower,
+    /// mc cuts the column's start (`c  7 19:03` at 60 columns, `  7 19:03` at 50): what is
+    /// left of it between the panel's borders (`│`, or `|` with `mc -a`), nine cells at
+    /// least, is masked as many cells as it has. GNU `tar tv` writes ISO dates
     /// (`2026-12-07 19:03`): see [`Redactions::dates`] and [`Redactions::short_times`].
     ///
     /// ```
@@ -388,10 +389,23 @@ impl Redactions {
     ///     redactions.apply(listing),
     ///     "│ notes.txt │   3│▒▒▒▒▒▒▒▒▒▒▒▒│\n-rw-r--r-- 1 3 ▒▒▒▒▒▒▒▒▒▒▒▒ old"
     /// );
+    /// // mc at 60 columns: the column's start cut.
+    /// let cut = "│ notes.txt │    3│c  7 19:03│";
+    /// assert_eq!(redactions.apply(cut), "│ notes.txt │    3│▒▒▒▒▒▒▒▒▒▒│");
     /// ```
     pub fn file_times(self) -> Redactions {
-        let marks: String = std::iter::repeat_n(MASK, 12).collect();
-        self.regex(&format!(r"\b(?:{MONTHS}) [ 1-3]\d (?: \d{{4}}|[0-2]\d:[0-5]\d)\b"), &marks)
+        let marks = |cells: usize| -> String { std::iter::repeat_n(MASK, cells).collect() };
+        // The day and a year or a time, nine cells; before them, the month whole or, in mc's
+        // narrower panels, what is left of its end, between the column's borders.
+        let rest = r"[ 1-3]\d (?: \d{4}|[0-2]\d:[0-5]\d)";
+        let mut redactions = self.regex(&format!(r"\b(?:{MONTHS}) {rest}\b"), &marks(12));
+        for (cut, cells) in [("[a-z]{2} ", 11), ("[a-z] ", 10), (" ", 9)] {
+            redactions = redactions.regex(
+                &format!(r"([│|]){cut}{rest}([│|])"),
+                &format!("${{1}}{}${{2}}", marks(cells)),
+            );
+        }
+        redactions
     }
 
     /// Masks the disk usage mc shows in the bottom border of each file panel,
