@@ -1554,75 +1554,60 @@ fn an_mcp_hosts_proxy_that_cannot_write_the_errors_says_stdout_is_gone() {
 /// though it has nothing to write: its call in progress ends, and the server's sessions stay
 /// (as `termloom mcp` stops, `mcp::a_closed_stdout_closes_every_session_and_stops_the_server`).
 /// It noticed only when it next wrote: here once the wait's ten minutes were up (`sleep`
-/// never asks for input, which would end the wait).
+/// never asks for input, which would end the wait). So too with a socket as stdout, which
+/// the host shuts for reading (`shutdown(SHUT_RD)`: its reader gone, the socket still open):
+/// no poll flag reports that half, and it was still noticed only when the next answer was
+/// written.
 #[test]
 fn an_mcp_hosts_proxy_whose_stdout_is_closed_exits() {
     let server = TestServer::start(&[]);
     server.ok(&["start", "--name", "quiet", "--", "sleep", "1000"]);
-    let mut host = Command::new(TERMLOOM)
-        .args(["mcp", "--server", "--socket"])
-        .arg(&server.socket)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let (mut input, output) = initialized(&mut host, "2025-11-25");
-    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "terminal_read", "arguments": {"session_id": "quiet", "for_text": "never printed", "timeout_ms": 600000}}});
-    writeln!(input, "{call}").unwrap();
-    server.until_pending_waits(1, "the call's wait never became pending");
-    drop(output);
-    assert_eq!(exits(&mut host).code(), Some(1));
-    let mut stderr = String::new();
-    host.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
-    assert!(stderr.contains("termloom: cannot write to stdout"), "{stderr}");
-    server.until_pending_waits(0, "the call's wait outlived its proxy");
-    let list = server.json(&["list"]);
-    assert_eq!(list["sessions"][0]["state"], "running", "{list}");
-    drop(input);
-}
-
-/// An MCP host's proxy whose stdout is a socket the host shut for reading (`shutdown(SHUT_RD)`:
-/// its reader gone, the socket still open) exits 1 at once, saying so, as with a closed pipe
-/// (`an_mcp_hosts_proxy_whose_stdout_is_closed_exits`): no poll flag reports that half, and it
-/// was noticed only when the next answer was written, here the wait's ten minutes on.
-#[test]
-fn an_mcp_hosts_proxy_whose_stdout_socket_is_shut_for_reading_exits() {
-    let server = TestServer::start(&[]);
-    server.ok(&["start", "--name", "quiet", "--", "sleep", "1000"]);
-    let (ours, theirs) = UnixStream::pair().unwrap();
-    let mut host = Command::new(TERMLOOM)
-        .args(["mcp", "--server", "--socket"])
-        .arg(&server.socket)
-        .stdin(Stdio::piped())
-        .stdout(std::os::fd::OwnedFd::from(theirs))
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut input = host.stdin.take().unwrap();
-    let mut output = BufReader::new(ours.try_clone().unwrap());
-    let init = json!({"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
-    writeln!(input, "{init}").unwrap();
-    let mut line = String::new();
-    output.read_line(&mut line).unwrap();
-    assert!(line.contains("protocolVersion"), "{line}");
-    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "terminal_read", "arguments": {"session_id": "quiet", "for_text": "never printed", "timeout_ms": 600000}}});
-    writeln!(input, "{call}").unwrap();
-    server.until_pending_waits(1, "the call's wait never became pending");
-    ours.shutdown(std::net::Shutdown::Read).unwrap();
-    if !ends_within(host.id() as i32, LONG) {
-        let _ = host.kill();
-        let _ = host.wait();
-        panic!("the proxy went on with its stdout shut for reading");
+    for socket in [false, true] {
+        let (ours, theirs) = UnixStream::pair().unwrap();
+        let (reader, writer) = std::io::pipe().unwrap();
+        let (stdout, output): (Stdio, Box<dyn BufRead>) = match socket {
+            true => (
+                std::os::fd::OwnedFd::from(theirs).into(),
+                Box::new(BufReader::new(ours.try_clone().unwrap())),
+            ),
+            false => (writer.into(), Box::new(BufReader::new(reader))),
+        };
+        let mut host = Command::new(TERMLOOM)
+            .args(["mcp", "--server", "--socket"])
+            .arg(&server.socket)
+            .stdin(Stdio::piped())
+            .stdout(stdout)
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut input = host.stdin.take().unwrap();
+        let mut output = output;
+        let init = json!({"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+        writeln!(input, "{init}").unwrap();
+        let mut line = String::new();
+        output.read_line(&mut line).unwrap();
+        assert!(line.contains("protocolVersion"), "{line}");
+        let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "terminal_read", "arguments": {"session_id": "quiet", "for_text": "never printed", "timeout_ms": 600000}}});
+        writeln!(input, "{call}").unwrap();
+        server.until_pending_waits(1, "the call's wait never became pending");
+        match socket {
+            true => ours.shutdown(std::net::Shutdown::Read).unwrap(),
+            false => drop(output),
+        }
+        if !ends_within(host.id() as i32, LONG) {
+            let _ = host.kill();
+            let _ = host.wait();
+            panic!("the proxy went on with its stdout closed (a socket: {socket})");
+        }
+        assert_eq!(host.wait().unwrap().code(), Some(1), "a socket: {socket}");
+        let mut stderr = String::new();
+        host.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
+        assert!(stderr.contains("termloom: cannot write to stdout"), "{stderr}");
+        server.until_pending_waits(0, "the call's wait outlived its proxy");
+        let list = server.json(&["list"]);
+        assert_eq!(list["sessions"][0]["state"], "running", "{list}");
+        drop(input);
     }
-    assert_eq!(host.wait().unwrap().code(), Some(1));
-    let mut stderr = String::new();
-    host.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
-    assert!(stderr.contains("termloom: cannot write to stdout"), "{stderr}");
-    server.until_pending_waits(0, "the call's wait outlived its proxy");
-    let list = server.json(&["list"]);
-    assert_eq!(list["sessions"][0]["state"], "running", "{list}");
-    drop(input);
 }
 
 /// An MCP host's proxy whose host closes stdin and stdout, in either order (as a host that
