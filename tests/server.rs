@@ -1342,6 +1342,18 @@ fn mcp_host(server: &TestServer) -> std::process::Child {
         .unwrap()
 }
 
+/// An MCP host's proxy to `server`, its stdin and stderr piped, its stdout `stdout`.
+fn mcp_host_to(server: &TestServer, stdout: impl Into<Stdio>) -> std::process::Child {
+    Command::new(TERMLOOM)
+        .args(["mcp", "--server", "--socket"])
+        .arg(&server.socket)
+        .stdin(Stdio::piped())
+        .stdout(stdout)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
 /// The input and output of an MCP host's proxy, `host`, once `initialize` negotiated
 /// `version`.
 fn initialized(
@@ -1460,14 +1472,7 @@ fn an_mcp_hosts_proxy_reports_its_server_stopping() {
     let mut server = TestServer::start(&[]);
     server.ok(&["start", "--name", "quiet", "--", "cat"]);
     let host = |server: &TestServer| {
-        let mut host = Command::new(TERMLOOM)
-            .args(["mcp", "--server", "--socket"])
-            .arg(&server.socket)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
+        let mut host = mcp_host_to(server, Stdio::piped());
         let mut input = host.stdin.take().unwrap();
         let mut output = BufReader::new(host.stdout.take().unwrap());
         let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
@@ -1520,14 +1525,7 @@ fn an_mcp_hosts_proxy_that_cannot_write_the_errors_says_stdout_is_gone() {
     let mut server = TestServer::start(&[]);
     server.ok(&["start", "--name", "quiet", "--", "cat"]);
     let full = std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
-    let mut host = Command::new(TERMLOOM)
-        .args(["mcp", "--server", "--socket"])
-        .arg(&server.socket)
-        .stdin(Stdio::piped())
-        .stdout(full)
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut host = mcp_host_to(&server, full);
     let mut input = host.stdin.take().unwrap();
     let meta = json!({
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -1572,14 +1570,7 @@ fn an_mcp_hosts_proxy_whose_stdout_is_closed_exits() {
             ),
             false => (writer.into(), Box::new(BufReader::new(reader))),
         };
-        let mut host = Command::new(TERMLOOM)
-            .args(["mcp", "--server", "--socket"])
-            .arg(&server.socket)
-            .stdin(Stdio::piped())
-            .stdout(stdout)
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
+        let mut host = mcp_host_to(&server, stdout);
         let mut input = host.stdin.take().unwrap();
         let mut output = output;
         let init = json!({"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
@@ -1618,14 +1609,7 @@ fn an_mcp_hosts_proxy_whose_stdout_is_closed_exits() {
 fn an_mcp_hosts_proxy_closed_both_ways_in_either_order_exits_0() {
     let server = TestServer::start(&[]);
     for (round, stdout_first) in [false, true, false, true].into_iter().enumerate() {
-        let mut host = Command::new(TERMLOOM)
-            .args(["mcp", "--server", "--socket"])
-            .arg(&server.socket)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
+        let mut host = mcp_host_to(&server, Stdio::piped());
         let (input, output) = initialized(&mut host, "2025-11-25");
         match stdout_first {
             // (Stdin 50 ms after stdout, as a host closing them one after the other: what the
