@@ -799,6 +799,48 @@ fn a_half_written_line_before_a_full_screen_program_is_read_once_it_is_back() {
     sh.close().unwrap();
 }
 
+/// A line read at the cursor before a full-screen program took the screen is not read again
+/// once the program is back and the line is continued: vim's `:!cmd` leaves `Press ENTER or
+/// type command to continue` at the primary screen's cursor, read as its output, and a read
+/// while vim was back on the alternate screen (a key's result) took that line as empty, so
+/// the next `:!cmd` (or `:q`) began its output with the same line again, unflagged.
+#[test]
+fn a_line_read_before_a_full_screen_program_took_the_screen_is_not_read_again() {
+    if !require("bash") || !require("vim") {
+        return;
+    }
+    let engine = engine();
+    let sh = bash(&engine);
+    expect(&sh, Until::input_wait());
+    sh.submit("vim -u NONE -N -n -i NONE").unwrap();
+    expect(&sh, Until::screen_contains("VIM - Vi IMproved"));
+    expect(&sh, Until::input_wait());
+    sh.read().unwrap();
+    let press = "Press ENTER or type command to continue";
+    sh.send_keys(":!echo one<Enter>").unwrap();
+    expect(&sh, Until::text(press));
+    expect(&sh, Until::input_wait());
+    let one = sh.read().unwrap();
+    assert!(one.text.ends_with(&format!("one\n\n{press}")), "{one:?}");
+    sh.send_keys("<Enter>").unwrap();
+    expect(&sh, Until::screen_regex("^~").unwrap());
+    expect(&sh, Until::input_wait());
+    let up = sh.read().unwrap();
+    assert_eq!((up.text.as_str(), up.rewritten), ("", false), "{up:?}");
+    sh.send_keys(":!echo two<Enter>").unwrap();
+    expect(&sh, Until::text("two"));
+    expect(&sh, Until::text(press));
+    expect(&sh, Until::input_wait());
+    let two = sh.read().unwrap();
+    assert_eq!((two.text.as_str(), two.rewritten), (&*format!("\ntwo\n\n{press}"), false));
+    sh.send_keys("<Enter>:q<Enter>").unwrap();
+    expect(&sh, Until::screen_regex(r"^\$ $").unwrap());
+    expect(&sh, Until::input_wait());
+    let back = sh.read().unwrap();
+    assert_eq!((back.text.as_str(), back.rewritten), ("\n$ ", false), "{back:?}");
+    sh.close().unwrap();
+}
+
 #[test]
 fn wide_and_combining_characters() {
     if !require(&shell_program()) {

@@ -143,10 +143,14 @@ impl Terminal {
     /// The part of the transcript new to `reader` (see [`Transcript::read`]), up to
     /// `max_bytes`.
     pub(crate) fn read(&mut self, reader: u64, max_bytes: usize) -> Output {
-        let tail = self.readable_tail();
+        let mut tail = self.readable_tail();
+        let hidden_line = self.emulator.hidden_cursor_line();
         let commands = self.shell.commands;
         self.transcript.as_reader(reader, |t| {
             t.set_commands_seen(commands);
+            if let (Some(tail), Some(line)) = (tail.as_mut(), hidden_line) {
+                t.keep_given_hidden_line(tail, line);
+            }
             t.read(tail.as_deref(), max_bytes)
         })
     }
@@ -296,10 +300,14 @@ impl Terminal {
         // (Past the primary screen's lines while a full-screen program hides them too, as
         // reads take them: they are unchanged when it ends.)
         let hidden = || self.emulator.readable_hidden_tail().map(std::borrow::Cow::into_owned);
-        let tail = self.tail().or_else(hidden);
+        let mut tail = self.tail().or_else(hidden);
+        let hidden_line = self.emulator.hidden_cursor_line();
         let commands = self.shell.commands;
         self.transcript.as_reader(reader, |t| {
             t.set_commands_seen(commands);
+            if let (Some(tail), Some(line)) = (tail.as_mut(), hidden_line) {
+                t.keep_given_hidden_line(tail, line);
+            }
             t.skip_to_end(tail.as_deref());
         });
     }

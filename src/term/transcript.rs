@@ -464,6 +464,27 @@ impl Transcript {
         out
     }
 
+    /// Puts back in a hidden tail read as [`Emulator::readable_hidden_tail`] gives it (its
+    /// last line, the cursor's, left empty) what the served reader was given of that line,
+    /// `line` as the primary screen holds it, before the full-screen program hid it: read at
+    /// the cursor before the program took the screen (vim's `Press ENTER or type command to
+    /// continue` after `:!cmd`), the line is no news, neither erased nor to be read again once
+    /// the program is back and the line goes on (an empty line there rewound the reader to
+    /// the line's start, so the next read gave the whole line a second time).
+    ///
+    /// [`Emulator::readable_hidden_tail`]: crate::term::emulator::Emulator::readable_hidden_tail
+    pub(crate) fn keep_given_hidden_line(&self, tail: &mut [String], line: &str) {
+        let number = self.end() + tail.len().saturating_sub(1) as u64;
+        let given = self.reader.seen.iter().find(|seen| seen.number == number && !seen.complete);
+        if let (Some(given), Some(last)) = (given, tail.last_mut())
+            && last.is_empty()
+            && !given.text.is_empty()
+            && line.starts_with(&given.text)
+        {
+            last.clone_from(&given.text);
+        }
+    }
+
     /// Number of the oldest retained line.
     pub(crate) fn first(&self) -> u64 {
         self.first

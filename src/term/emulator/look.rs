@@ -476,6 +476,13 @@ impl Emulator {
         }
     }
 
+    /// The cursor's line of the hidden tail that [`Emulator::readable_hidden_tail`] reads as
+    /// empty, as the primary screen holds it (`None` when it leaves no line out).
+    pub(crate) fn hidden_cursor_line(&self) -> Option<&str> {
+        let last = self.hidden_tail()?.last()?;
+        (!self.ended && !last.is_empty()).then_some(last.as_str())
+    }
+
     /// The transcript line number and byte offset of the cursor: the line holding it (its
     /// part that holds it, when a line longer than a read is split) and the bytes before it
     /// there, text after the cursor (a line a program redraws from its start, a row the
