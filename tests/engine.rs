@@ -833,7 +833,12 @@ fn a_line_read_before_a_full_screen_program_took_the_screen_is_not_read_again() 
     expect(&sh, Until::input_wait());
     let two = sh.read().unwrap();
     assert_eq!((two.text.as_str(), two.rewritten), (&*format!("\ntwo\n\n{press}"), false));
-    sh.send_keys("<Enter>:q<Enter>").unwrap();
+    sh.send_keys("<Enter>").unwrap();
+    expect(&sh, Until::screen_regex("^~").unwrap());
+    expect(&sh, Until::input_wait());
+    let up = sh.read().unwrap();
+    assert_eq!((up.text.as_str(), up.rewritten), ("", false), "{up:?}");
+    sh.send_keys(":q<Enter>").unwrap();
     expect(&sh, Until::screen_regex(r"^\$ $").unwrap());
     expect(&sh, Until::input_wait());
     let back = sh.read().unwrap();
