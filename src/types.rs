@@ -361,7 +361,9 @@ pub struct Status {
     pub activity: Activity,
     /// The terminal's foreground process group, while the program runs: its leader, or,
     /// while it waits for input, the member that reads the terminal (`less` in
-    /// `seq 1 500 | less`, whose leader is the shell).
+    /// `seq 1 500 | less`, whose leader is the shell); while it runs, the program whose
+    /// output the session's shell reads in the group it leads (`fzf` for `x=$(fzf)`), its
+    /// newest child there, when the leader is that shell.
     pub foreground: Option<Process>,
     /// Time since the program last wrote output.
     pub since_output: Duration,

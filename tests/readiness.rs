@@ -533,6 +533,30 @@ fn a_session_run_by_a_roles_name_is_named_by_its_program() {
     }
 }
 
+/// The program a shell runs in the group it leads (a command substitution's, `x=$(fzf)`) is
+/// what a status names while it runs, not the shell: `bash running` said the shell itself was
+/// busy while fzf loaded its list.
+#[test]
+fn a_command_substitutions_program_is_named_while_it_runs() {
+    if !require("bash") {
+        return;
+    }
+    let engine = engine();
+    let sh = bash(&engine);
+    expect(&sh, Until::input_wait());
+    let name = |status: &termloom::Status| status.foreground.as_ref().map(|p| p.name.clone());
+    assert_eq!(name(&sh.status().unwrap()).as_deref(), Some("bash"));
+    sh.submit("x=$(sleep 30)").unwrap();
+    let outcome = expect(&sh, Until::quiet(Duration::from_millis(300)));
+    assert_eq!(name(&outcome.status).as_deref(), Some("sleep"), "{outcome}");
+    let status = sh.status().unwrap();
+    assert_eq!(name(&status).as_deref(), Some("sleep"), "{status:?}");
+    sh.send_keys("<C-c>").unwrap();
+    let outcome = expect(&sh, Until::input_wait());
+    assert_eq!(name(&outcome.status).as_deref(), Some("bash"), "{outcome}");
+    sh.close().unwrap();
+}
+
 #[test]
 fn input_wait_on_programs_waiting_for_the_terminal() {
     if !require("python3") || !require(&shell_program()) || !require("vim") || !require("less") {

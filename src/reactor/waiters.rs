@@ -928,6 +928,7 @@ impl Reactor {
         };
         let Some(wait) = wait else {
             status.activity = known.unwrap_or(Activity::Running);
+            name_shell_command(slot, &mut status);
             return status;
         };
         status.activity = {
@@ -975,7 +976,25 @@ impl Reactor {
                 }
             }
         };
+        name_shell_command(slot, &mut status);
         status
+    }
+}
+
+/// A group the session's shell leads, running, while the shell reads the output of what it
+/// runs in it, is busy with that (a command substitution's program: `x=$(fzf)` read `bash
+/// running` while fzf loaded its list): `status` names that program (see
+/// [`procfs::shell_command`]; a shell waiting for its command to end is named itself). Only a shell's: the session's
+/// program that is none is named as it is while a child of its group works for it (fzf
+/// loading its list through `sh -c find`, vim's `:!cmd`).
+fn name_shell_command(slot: &Slot, status: &mut Status) {
+    const SHELLS: &[&str] = &["bash", "zsh", "sh", "dash", "ksh", "mksh", "fish"];
+    if matches!(status.activity, Activity::Running | Activity::Quiet)
+        && let Some(shell) = status.foreground.as_ref().filter(|f| f.pid == slot.pid)
+        && SHELLS.contains(&shell.name.as_str())
+        && let Some((pid, name)) = procfs::shell_command(shell.pid)
+    {
+        status.foreground = Some(Process { pid, name, within: None });
     }
 }
 

@@ -166,6 +166,21 @@ fn processes(candidates: Option<&[i32]>, keep: impl FnMut(&ProcStat) -> bool) ->
     }
 }
 
+/// See [`super::shell_command`]: the live children of `parent` from its `children` files,
+/// at most `most` of them, with no scan of `/proc` (none where the kernel gives no such
+/// files).
+pub(super) fn children_listed(parent: i32, most: usize) -> Option<Vec<ProcStat>> {
+    children_within(parent, Some(&[]), most)
+}
+
+/// See [`super::shell_command`]: whether process `pid`'s first thread sleeps in `read` (a
+/// shell reading a command substitution's pipe), not in `wait4` (a shell waiting for a
+/// command to end, as a script's loop does), from its `syscall` file.
+pub(super) fn sleeps_in_read(pid: i32) -> bool {
+    let base = format!("/proc/{pid}/task/{pid}");
+    matches!(thread::look(&base), thread::Look::Sleeping { activity: super::Activity::Input(name), .. } if name == "read")
+}
+
 /// See [`super::alone_in_session`].
 pub(super) fn alone_in_session(
     pgrp: i32,
