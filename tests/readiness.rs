@@ -554,6 +554,12 @@ fn a_command_substitutions_program_is_named_while_it_runs() {
     sh.send_keys("<C-c>").unwrap();
     let outcome = expect(&sh, Until::input_wait());
     assert_eq!(name(&outcome.status).as_deref(), Some("bash"), "{outcome}");
+    // Through the subshell that runs a pipeline: its last command.
+    sh.submit("x=$(echo 1 | sleep 30)").unwrap();
+    let outcome = expect(&sh, Until::quiet(Duration::from_millis(300)));
+    assert_eq!(name(&outcome.status).as_deref(), Some("sleep"), "{outcome}");
+    sh.send_keys("<C-c>").unwrap();
+    expect(&sh, Until::input_wait());
     sh.close().unwrap();
 }
 

@@ -988,10 +988,9 @@ impl Reactor {
 /// program that is none is named as it is while a child of its group works for it (fzf
 /// loading its list through `sh -c find`, vim's `:!cmd`).
 fn name_shell_command(slot: &Slot, status: &mut Status) {
-    const SHELLS: &[&str] = &["bash", "zsh", "sh", "dash", "ksh", "mksh", "fish"];
     if matches!(status.activity, Activity::Running | Activity::Quiet)
         && let Some(shell) = status.foreground.as_ref().filter(|f| f.pid == slot.pid)
-        && SHELLS.contains(&shell.name.as_str())
+        && procfs::SHELLS.contains(&shell.name.as_str())
         && let Some((pid, name)) = procfs::shell_command(shell.pid)
     {
         status.foreground = Some(Process { pid, name, within: None });

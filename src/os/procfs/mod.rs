@@ -324,27 +324,45 @@ pub(crate) fn group_name(pgrp: i32) -> Option<String> {
     })
 }
 
+/// The programs that are shells, by their names: a status names what one runs in the group it
+/// leads ([`shell_command`]).
+pub(crate) const SHELLS: &[&str] = &["bash", "zsh", "sh", "dash", "ksh", "mksh", "fish"];
+
 /// The program a shell runs in its own process group and reads the output of, for a status
 /// to name while the group is not found waiting: bash runs a command substitution's program
 /// (`x=$(fzf)`, `x=$(sleep 30)`) in the group it leads, and reads its pipe, so the group,
 /// named by its leader, read `bash running` while fzf loaded its list. The newest of
 /// `shell`'s live children in group `shell`, and its name ([`program_name`]), while the shell
-/// sleeps in `read`; `None` when it does not (a shell waiting for a command to end: `sh -c
-/// 'while sleep 1; do :; done'` is the shell's loop), has no such child (a builtin) or more
-/// than 64, or where `/proc` cannot tell. Read from the shell's `syscall` and `children`
-/// files, with no scan of `/proc` (a status taken on the reactor's thread makes none).
+/// sleeps in `read`, or, while that child is a shell too (the subshell of `x=$(a | fzf)`),
+/// its own newest child there, down to 4 levels; `None` when the shell does not sleep in
+/// `read` (a shell waiting for a command to end: `sh -c 'while sleep 1; do :; done'` is the
+/// shell's loop), has no such child (a builtin) or more than 64, or where `/proc` cannot
+/// tell. Read from the `syscall` and `children` files, with no scan of `/proc` (a status
+/// taken on the reactor's thread makes none).
 pub(crate) fn shell_command(shell: i32) -> Option<(i32, String)> {
     #[cfg(target_os = "linux")]
     {
         if !linux::sleeps_in_read(shell) {
             return None;
         }
-        let children = linux::children_listed(shell, 64)?;
-        let newest = children
-            .iter()
-            .filter(|stat| stat.pgrp == shell)
-            .max_by_key(|stat| (stat.starttime, stat.pid))?;
-        Some((newest.pid, program_name(newest.pid).unwrap_or_else(|| newest.comm.clone())))
+        let mut parent = shell;
+        let mut found = None;
+        for _ in 0..4 {
+            let Some(children) = linux::children_listed(parent, 64) else { break };
+            let newest = children
+                .iter()
+                .filter(|stat| stat.pgrp == shell)
+                .max_by_key(|stat| (stat.starttime, stat.pid));
+            let Some(newest) = newest else { break };
+            let name = program_name(newest.pid).unwrap_or_else(|| newest.comm.clone());
+            let shell_again = SHELLS.contains(&name.as_str());
+            parent = newest.pid;
+            found = Some((newest.pid, name));
+            if !shell_again {
+                break;
+            }
+        }
+        found
     }
     #[cfg(not(target_os = "linux"))]
     {
