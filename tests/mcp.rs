@@ -5593,6 +5593,52 @@ fn a_cut_read_leaving_out_more_lines_than_rows_does_not_name_the_line_typed() {
     client.finish();
 }
 
+/// A line typed in one call and submitted in a later one (`keys: "<Enter>"`, or `text: ""`
+/// with `submit`) that prints, then paints a curses program's screen over the primary one:
+/// the later call's echo is the empty string, and the read, starting with the typed line's
+/// empty rest, was taken to begin with that echo after the rest was left out, so the first
+/// line of real output was skipped as "the echo" (`echo IMPORTANT-ERROR; dialog` named no
+/// line not on the screen; `seq 100; dialog` cut by `max_bytes=600` named seq's second line
+/// first). The lines named begin at the output's first, cut or not.
+#[test]
+fn a_line_submitted_in_a_later_call_names_its_first_line_of_output() {
+    if !common::require("dialog") || !common::require("bash") {
+        return;
+    }
+    let mut client = Client::initialized("2025-11-25");
+    let cases = [
+        ("echo IMPORTANT-ERROR; dialog --msgbox 'Read on?' 6 30", None, "IMPORTANT-ERROR"),
+        ("seq 100; dialog --msgbox 'Read on?' 6 30", Some(600), "1"),
+    ];
+    let submits = [json!({"keys": "<Enter>"}), json!({"text": "", "submit": true})];
+    for (line, max_bytes, output) in cases {
+        for submit in &submits {
+            let id = client.bash_sized(80, 24);
+            client.send_to(&id, json!({"text": line}));
+            let mut sent = submit.clone();
+            sent["session_id"] = id.clone();
+            if let Some(max_bytes) = max_bytes {
+                sent["max_bytes"] = json!(max_bytes);
+            }
+            let shown = client.call("terminal_send", sent);
+            let said = text(&shown);
+            assert!(said.contains("dialog waiting for keys"), "{said}");
+            let structured = &shown["structuredContent"];
+            let first = structured["lines_not_on_screen"][0].as_u64();
+            let first = first.unwrap_or_else(|| panic!("{line} {submit}: none named: {said}"));
+            let lines = first.to_string();
+            let named = client.call("terminal_read", json!({"session_id": id, "lines": lines}));
+            let named = text(&named);
+            let row = named.lines().last().unwrap_or_default();
+            assert_eq!(row, format!("{first}│{output}"), "{line} {submit}: {named}");
+            let note = format!("terminal_read session_id={id} lines=\"{first}-");
+            assert!(said.contains(&note), "{line} {submit}: {said}");
+            client.call("terminal_close", json!({"session_id": id}));
+        }
+    }
+    client.finish();
+}
+
 /// A line typed at a prompt that starts a program on the alternate screen (vim, less, htop, a
 /// curses script) is read by the call that typed it, in the default view, with the screen the
 /// program drew; after a look at the screen alone (`view="screen"`) it is unread when the

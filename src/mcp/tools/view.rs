@@ -232,7 +232,7 @@ pub(crate) fn read_new(
     let extends =
         continues && !first.truncated && !first.text.is_empty() && !first.text.contains('\n');
     let typed_unsubmitted = extends && matches!(typed, Typed::Plain(echo) if *echo == first.text);
-    let starts_with_echo = continues
+    let mut starts_with_echo = continues
         && matches!(typed, Typed::Submitted(echo) if first.text.split('\n').next() == Some(echo));
     // The echo of a line submitted before that its call did not read (it returned before the
     // echo came back, or showed only the alternate screen of the program the line started),
@@ -249,12 +249,18 @@ pub(crate) fn read_new(
         first.text.drain(..=unread.echo.len());
         first.first_line += 1;
         offset = 0;
+        // (What follows is no echo: the line that was is left out.)
+        starts_with_echo = false;
     } else if continues && first.text.starts_with('\n') {
         // The line a read before ended in (a prompt, a command typed at it) ended with
         // nothing more on it: its line break alone would start the result with a blank line.
+        // A line submitted now with nothing typed (`<Enter>` after a call typed the line) has
+        // that empty rest as its echo, left out with it: the line after it is output, not
+        // an echo to skip (review xp: `echo IMPORTANT-ERROR; dialog` lost its line).
         first.text.remove(0);
         first.first_line += 1;
         offset = 0;
+        starts_with_echo = false;
     } else if extends && typed.changed_otherwise(&first.text) {
         // The call edited a line read before (`<C-u>git status` after `git sta` reading
         // `tus`): the whole line, so that what it now reads is seen, said to be repeated.
