@@ -105,7 +105,11 @@ pub(crate) fn lookup(
     };
     let status = session.status()?;
     let recording = session.info().ok().and_then(|info| recording_word(&info));
-    Ok(assembled(&status, waited, recording, &block, structured))
+    let said = Said { status: &status, recording, id: session.id() };
+    Ok(assembled(said, waited, |mut text| {
+        push_block(&mut text, &block);
+        ToolOutput::new(text, structured)
+    }))
 }
 
 /// What ended the call's wait, `waited`, its strings cut within `max` bytes first (they are
@@ -118,31 +122,22 @@ fn wait_within(waited: Option<&Report>, max: usize) -> (Option<Report>, usize) {
     (waited, budget.left())
 }
 
-/// A look-up's result: the header (`status`, what ended the wait, `waited`, as cut, and the
-/// `recording`'s word), then its `block`, beside its `structured` result.
+/// A look-up's result (a picture's too): the header (the session's status and its
+/// recording's word, `said`, and what ended the wait, `waited`, as cut), which `look` turns
+/// into the result, its block after the header; with, after a wait, the status and what ended
+/// the wait in the structured result as a read without a look-up gives them, so that a caller
+/// tells a wait that held from one that timed out, was cut short by a question or by the
+/// program's exit.
 fn assembled(
-    status: &crate::Status,
+    Said { status, recording, .. }: Said,
     waited: Option<&Report>,
-    recording: Option<&str>,
-    block: &str,
-    structured: Value,
+    look: impl FnOnce(String) -> ToolOutput,
 ) -> ToolOutput {
     let wait = waited.and_then(|w| w.line(Some(&status.activity)));
     let header = Header { started: None, status, at: None, wait: wait.as_deref(), recording };
-    let mut text = header.render();
-    push_block(&mut text, block);
-    let mut output = ToolOutput::new(text, structured);
-    if waited.is_some() {
-        output.structured["status"] = status_json(status);
-    }
-    after_wait(output, waited)
-}
-
-/// `output` with what ended the call's wait (`waited`, its strings as cut) as a read without
-/// a look-up gives it, so that a caller tells a wait that held from one that timed out, was
-/// cut short by a question or by the program's exit.
-fn after_wait(mut output: ToolOutput, waited: Option<&Report>) -> ToolOutput {
+    let mut output = look(header.render());
     if let Some(report) = waited {
+        output.structured["status"] = status_json(status);
         output.structured["wait"] = report.json();
     }
     output
@@ -190,8 +185,7 @@ fn picture(session: &Session, name: &str) -> Result<Option<Picture>, ToolError> 
     })
 }
 
-/// What a picture look-up's header says of session `id`: its `status` and its
-/// `recording`'s word.
+/// What a look-up's header says of session `id`: its `status` and its `recording`'s word.
 struct Said<'a> {
     status: &'a crate::Status,
     recording: Option<&'a str>,
@@ -209,20 +203,15 @@ fn pictured(
     max: usize,
     waited: Option<&Report>,
     largest: usize,
-    Said { status, recording, id }: Said,
+    said: Said,
 ) -> Result<ToolOutput, ToolError> {
     let (waited, left) = wait_within(waited, max);
     let picture = match picture {
         Picture::Svg(image) => svg(image, (max, left))?,
         Picture::Png(image) => png(image, (max, left), largest)?,
     };
-    let wait = waited.as_ref().and_then(|w| w.line(Some(&status.activity)));
-    let header = Header { started: None, status, at: None, wait: wait.as_deref(), recording };
-    let mut output = picture.output(header.render(), id);
-    if waited.is_some() {
-        output.structured["status"] = status_json(status);
-    }
-    Ok(after_wait(output, waited.as_ref()))
+    let id = said.id;
+    Ok(assembled(said, waited.as_ref(), |header| picture.output(header, id)))
 }
 
 /// What a refused picture's message says of its bound: `max_bytes`, or what it left beside
@@ -680,7 +669,11 @@ mod tests {
                         screen_rows(id, "0-", rows, rows_max, one).unwrap()
                     });
                     let looked = blocks.into_iter().chain(rows).map(|(block, structured)| {
-                        assembled(&status, waited.as_ref(), recording, &block, structured)
+                        let said = Said { status: &status, recording, id };
+                        assembled(said, waited.as_ref(), |mut text| {
+                            push_block(&mut text, &block);
+                            ToolOutput::new(text, structured)
+                        })
                     });
                     // The largest picture each check lets through: quotes escaped, or not,
                     // sized to what the wait leaves or to the whole budget.
