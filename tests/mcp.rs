@@ -6443,6 +6443,28 @@ fn a_picture_after_a_wait_says_why_the_wait_returned() {
     client.finish();
 }
 
+/// A PNG look-up the call gave no `max_bytes` has the largest for its image, but the wait's
+/// strings in its header and structured result are cut within the default, as a `lines`
+/// look-up's are: a 300,000-character `for_screen_text` that stopped waiting gave 149,775
+/// bytes of text beside the picture.
+#[test]
+fn a_pngs_wait_is_cut_within_the_default_max_bytes() {
+    let mut client = Client::initialized("2025-11-25");
+    let argv = json!({"argv": ["sh", "-c", "echo picture; read x"], "for_screen_text": "picture"});
+    let id = client.tool("terminal_start", argv)["session_id"].clone();
+    let wanted = "w".repeat(300_000);
+    let args = json!({"session_id": id, "png": true, "for_screen_text": wanted});
+    let read = client.call("terminal_read", args);
+    assert_eq!(read["isError"], false, "{read}");
+    assert_eq!(read["content"][1]["type"], "image", "{read}");
+    let structured = &read["structuredContent"];
+    assert_eq!(structured["wait"]["outcome"], "waiting_for_input", "{structured}");
+    let said = text(&read).len() + structured.to_string().len();
+    assert!(said <= 16_384, "{said} bytes of text and structured result");
+    client.call("terminal_close", json!({"session_id": id}));
+    client.finish();
+}
+
 /// A server whose engine has `policy`.
 fn serving_policy(policy: &str) -> Client {
     let config = Config {

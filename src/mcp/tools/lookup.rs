@@ -47,7 +47,8 @@ pub(crate) fn asked(args: &Args) -> Result<Option<&'static str>, ToolError> {
 /// Performs look-up `name` (from [`asked`]) for `call`; `waited` says what ended the call's
 /// wait. A PNG has the largest `max_bytes` the call may have ([`Call::largest`]) unless the
 /// call gives one: a picture is no text a model reads a byte at a time (a client pays for its
-/// pixels), and one too large for the default would only cost a second call.
+/// pixels), and one too large for the default would only cost a second call. (What ended the
+/// wait is text: cut within the default still.)
 pub(crate) fn lookup(
     session: &Session,
     args: &Args,
@@ -60,15 +61,16 @@ pub(crate) fn lookup(
     // that one copy (the command line's `--json`): where the text is sent as well, a second
     // copy of every line would halve the lines `max_bytes` holds for a model.
     let rows_structured = call.one_copy;
-    let max = match name {
-        "png" if !args.given("max_bytes") => largest,
-        _ => max_bytes(args)?,
-    };
+    let max = max_bytes(args)?;
     if let Some(picture) = picture(session, name)? {
+        let whole = match name {
+            "png" if !args.given("max_bytes") => largest,
+            _ => max,
+        };
         let status = session.status()?;
         let recording = session.info().ok().and_then(|info| recording_word(&info));
         let said = Said { status: &status, recording, id: session.id() };
-        return pictured(picture, max, waited, largest, said);
+        return pictured(picture, (whole, max), waited, largest, said);
     }
     let (waited, max) = wait_within(waited, max);
     let waited = waited.as_ref();
@@ -192,23 +194,27 @@ struct Said<'a> {
     id: crate::SessionId,
 }
 
-/// A picture look-up's result within `max` (the call's `max_bytes`; `largest`, the most a
-/// call may ask): what ended the call's wait, `waited`, cut first as [`wait_within`] cuts
-/// it, and the `picture` whole within what that leaves, or refused; after the header (the
+/// A picture look-up's result within `whole` bytes (the call's `max_bytes`, or for a PNG the
+/// call gave none, `largest`, the most a call may ask): what ended the call's wait, `waited`,
+/// cut first as [`wait_within`] cuts it within `max` (the call's `max_bytes`, or the default:
+/// review xp, the wait's line took up to half of `largest` when the call gave none), and the
+/// `picture` whole within what that leaves of `whole`, or refused; after the header (the
 /// session's status, `said`, and the wait's line, as the other look-ups' headers say it: it
 /// was in the structured result alone). (Review xi: the picture had all of `max_bytes`, the
 /// wait's strings on top.)
 fn pictured(
     picture: Picture,
-    max: usize,
+    (whole, max): (usize, usize),
     waited: Option<&Report>,
     largest: usize,
     said: Said,
 ) -> Result<ToolOutput, ToolError> {
-    let (waited, left) = wait_within(waited, max);
+    let max = max.min(whole);
+    let (waited, wait_left) = wait_within(waited, max);
+    let left = whole - (max - wait_left);
     let picture = match picture {
-        Picture::Svg(image) => svg(image, (max, left))?,
-        Picture::Png(image) => png(image, (max, left), largest)?,
+        Picture::Svg(image) => svg(image, (whole, left))?,
+        Picture::Png(image) => png(image, (whole, left), largest)?,
     };
     let id = said.id;
     Ok(assembled(said, waited.as_ref(), |header| picture.output(header, id)))
@@ -682,7 +688,7 @@ mod tests {
                     let pngs = [rows_max, max].map(|n| Picture::Png(vec![0; n / 4 * 3]));
                     let pictures = svgs.into_iter().chain(pngs).filter_map(|picture| {
                         let said = Said { status: &status, recording, id };
-                        pictured(picture, max, wait.as_ref(), max, said).ok()
+                        pictured(picture, (max, max), wait.as_ref(), max, said).ok()
                     });
                     for (look, output) in looked.chain(pictures).enumerate() {
                         let size = worst::size(&output, copies);
