@@ -6465,6 +6465,41 @@ fn a_pngs_wait_is_cut_within_the_default_max_bytes() {
     client.finish();
 }
 
+/// A picture refused as too large after a wait (a screen of 24 lines, a `max_bytes` of 1024)
+/// says first, as a picture's header does, the session's status and why the wait returned:
+/// the refusal said only the picture's size, and the caller could not tell whether the wait
+/// had matched.
+#[test]
+fn a_picture_refused_after_a_wait_says_why_the_wait_returned() {
+    let mut client = Client::initialized("2025-11-25");
+    let argv = json!({"argv": ["sh", "-c", "seq 1000 1022; echo picture; read x"], "for_screen_text": "picture"});
+    let id = client.tool("terminal_start", argv)["session_id"].clone();
+    for picture in ["svg", "png"] {
+        let waits = [
+            ("picture", "screen text \"picture\" matched after "),
+            ("never", "stopped waiting for screen text \"never\" after "),
+        ];
+        for (wanted, said) in waits {
+            let args = json!({"session_id": id, picture: true, "for_screen_text": wanted, "max_bytes": 1024});
+            let refused = client.call("terminal_read", args);
+            assert_eq!(refused["_meta"]["termloom/error_code"], "too_large", "{refused}");
+            let refused = text(&refused);
+            let (header, why) = refused.split_once('\n').unwrap_or_default();
+            assert!(
+                header.starts_with("[sh ") && header.contains(said),
+                "{picture} {wanted}: {refused}"
+            );
+            assert!(why.starts_with("the screen's "), "{picture} {wanted}: {refused}");
+        }
+    }
+    // Without a wait, the refusal alone, as before.
+    let args = json!({"session_id": id, "png": true, "max_bytes": 1024});
+    let refused = client.tool_error("terminal_read", args);
+    assert!(refused.starts_with("the screen's PNG is "), "{refused}");
+    client.call("terminal_close", json!({"session_id": id}));
+    client.finish();
+}
+
 /// A server whose engine has `policy`.
 fn serving_policy(policy: &str) -> Client {
     let config = Config {

@@ -131,13 +131,12 @@ fn wait_within(waited: Option<&Report>, max: usize) -> (Option<Report>, usize) {
 /// tells a wait that held from one that timed out, was cut short by a question or by the
 /// program's exit.
 fn assembled(
-    Said { status, recording, .. }: Said,
+    said: Said,
     waited: Option<&Report>,
     look: impl FnOnce(String) -> ToolOutput,
 ) -> ToolOutput {
-    let wait = waited.and_then(|w| w.line(Some(&status.activity)));
-    let header = Header { started: None, status, at: None, wait: wait.as_deref(), recording };
-    let mut output = look(header.render());
+    let status = said.status;
+    let mut output = look(header(said, waited));
     if let Some(report) = waited {
         output.structured["status"] = status_json(status);
         output.structured["wait"] = report.json();
@@ -187,6 +186,13 @@ fn picture(session: &Session, name: &str) -> Result<Option<Picture>, ToolError> 
     })
 }
 
+/// A look-up's header: the session's status and its recording's word, `said`, and what ended
+/// the wait, `waited`, as cut.
+fn header(Said { status, recording, .. }: Said, waited: Option<&Report>) -> String {
+    let wait = waited.and_then(|w| w.line(Some(&status.activity)));
+    Header { started: None, status, at: None, wait: wait.as_deref(), recording }.render()
+}
+
 /// What a look-up's header says of session `id`: its `status` and its `recording`'s word.
 struct Said<'a> {
     status: &'a crate::Status,
@@ -201,7 +207,8 @@ struct Said<'a> {
 /// `picture` whole within what that leaves of `whole`, or refused; after the header (the
 /// session's status, `said`, and the wait's line, as the other look-ups' headers say it: it
 /// was in the structured result alone). (Review xi: the picture had all of `max_bytes`, the
-/// wait's strings on top.)
+/// wait's strings on top.) A picture refused after a wait says that header before why (review
+/// xp: the caller could not tell whether the wait had matched).
 fn pictured(
     picture: Picture,
     (whole, max): (usize, usize),
@@ -212,9 +219,17 @@ fn pictured(
     let max = max.min(whole);
     let (waited, wait_left) = wait_within(waited, max);
     let left = whole - (max - wait_left);
-    let picture = match picture {
-        Picture::Svg(image) => svg(image, (whole, left))?,
-        Picture::Png(image) => png(image, (whole, left), largest)?,
+    let checked = match picture {
+        Picture::Svg(image) => svg(image, (whole, left)),
+        Picture::Png(image) => png(image, (whole, left), largest),
+    };
+    let picture = match checked {
+        Ok(picture) => picture,
+        Err(refused) if waited.is_some() => {
+            let message = format!("{}\n{}", header(said, waited.as_ref()), refused.message);
+            return Err(ToolError { message, ..refused });
+        }
+        Err(refused) => return Err(refused),
     };
     let id = said.id;
     Ok(assembled(said, waited.as_ref(), |header| picture.output(header, id)))
