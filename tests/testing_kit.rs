@@ -531,6 +531,75 @@ fn a_kit_bash_hook_going_first_every_prompt_runs_once_a_prompt() {
     }
 }
 
+/// A preexec framework working as bash-preexec does (review xq: its `preexec` ran at the
+/// prompt with the previous command, and the typed one got none). Such a framework puts a step
+/// arming its DEBUG trap last in `PROMPT_COMMAND` (bash-preexec 0.6 as the array's last element,
+/// 0.5 as the string's last line, element 0's with bash 5.1+); the trap fires before each
+/// command and calls `preexec` only for the first one after that step, unless it is one of
+/// `PROMPT_COMMAND`'s. The marks step ran after it, so the trap took it for the typed command.
+/// It now goes before that step, and the step is run again at the first prompt, where the
+/// framework's install ran it before the marks step: every typed command gets its `preexec`.
+#[test]
+fn a_kit_bash_behind_a_preexec_framework_gives_each_typed_command_its_preexec() {
+    if !require("bash") {
+        return;
+    }
+    let long = Duration::from_secs(20);
+    // Our own sketch of the framework's logic (not its code); FORM chooses where the arming
+    // step goes, and which of PROMPT_COMMAND's commands the trap recognises.
+    let framework = r#"PS1='$ '
+precmd() { echo "precmd status=$?" >> ~/log; }
+preexec() { echo "preexec: $1" >> ~/log; }
+fw_armed=
+fw_precmd_step() { local s=$?; (exit $s); precmd; }
+__bp_interactive_mode() { fw_armed=1; }
+fw_listed() {
+    local -a parts; local part scope="${PROMPT_COMMAND[*]}"
+    [[ $FORM == string ]] && scope=$PROMPT_COMMAND
+    IFS=$'\n;' read -rd '' -a parts <<< "$scope"
+    for part in "${parts[@]}"; do
+        part="${part#"${part%%[! ]*}"}"; part="${part%"${part##*[! ]}"}"
+        [[ $part == "$1" ]] && return 0
+    done
+    return 1
+}
+fw_trap() {
+    [[ -n $fw_armed ]] || return 0
+    fw_armed=
+    fw_listed "$1" && return 0
+    local n cmd
+    read -r n cmd <<< "$(HISTTIMEFORMAT= builtin history 1)"
+    [[ -n $cmd ]] && preexec "$cmd"
+    return 0
+}
+fw_install() {
+    trap 'fw_trap "$BASH_COMMAND"' DEBUG
+    local rest="${PROMPT_COMMAND//fw_install/:}"
+    PROMPT_COMMAND="fw_precmd_step"$'\n'"$rest"
+    if [[ $FORM == array ]]; then PROMPT_COMMAND+=(__bp_interactive_mode); else PROMPT_COMMAND+=$'\n'__bp_interactive_mode; fi
+    fw_precmd_step; __bp_interactive_mode
+}
+PROMPT_COMMAND="${PROMPT_COMMAND:+$PROMPT_COMMAND$'\n'}fw_install"
+"#;
+    for form in ["array", "string"] {
+        let shell = TestSession::builder("bash")
+            .arg("--noprofile")
+            .file(".bashrc", format!("FORM={form}\n{framework}"))
+            .shell_integration(true)
+            .start();
+        shell.wait_until(Until::prompt());
+        for command in ["echo first", "sh -c 'exit 3'", "echo third"] {
+            let result = shell.run_command(command, long).unwrap();
+            assert!(result.exit_code.is_some(), "{form}: {result:?}");
+        }
+        let result = shell.run_command("cat log", long).unwrap();
+        let expected = "precmd status=0\npreexec: echo first\nprecmd status=0\n\
+            preexec: sh -c 'exit 3'\nprecmd status=3\npreexec: echo third\nprecmd status=0\n\
+            preexec: cat log\n";
+        assert_eq!((result.output.as_str(), result.exit_code), (expected, Some(0)), "{form}");
+    }
+}
+
 /// zsh's integration leaves `ZDOTDIR` as zsh would (review if: a `.zshenv` that unsets it, or
 /// none at all, left it set to `$HOME`), and marks a `PS1` a login shell's `.zlogin` sets
 /// and exports without the key going to the shell's commands (it was marked in `.zshrc`

@@ -9,7 +9,11 @@
 //! not when a command alone did (that prompt reads as one that lost its mark); with bash 5.1+
 //! `PROMPT_COMMAND` is an array whose last element is that step (a theme the user appends to
 //! `$PROMPT_COMMAND` at the prompt goes into element 0, before it), put back last at each
-//! prompt (older bash: moved to the string's end, from the next prompt). A `readonly
+//! prompt (older bash: moved to the string's end, from the next prompt), but before a trailing
+//! `__bp_interactive_mode` (bash-preexec's arming step, an element or the last line: a command
+//! after it fires the DEBUG trap at the prompt, which took it for the typed command, whose
+//! `preexec` was then not run; at the prompt that finds it newly after the step, bash-preexec's
+//! first, the step runs it again, so the first command gets its `preexec` too). A `readonly
 //! PROMPT_COMMAND` takes no step: `PS1` prints the first step's marks itself (`$?`, the
 //! command's status as the prompt is drawn; a theme replacing `PS1` is not marked again).
 //! `set -a` (`allexport`) is off while the file and the steps run: nothing of termloom's is
@@ -79,7 +83,10 @@ use crate::term::scan::MarkKey;
 /// behind it dropped (one that puts itself first every prompt grew `PROMPT_COMMAND` a copy a
 /// prompt), and marks the `PS1` of that prompt; in a bash 5.1+ array it is taken out of the
 /// elements after the first (a hook put ahead as an element of its own), and
-/// `__termloom_marks` is put back last (a theme appended after it).
+/// `__termloom_marks` is put back last (a theme appended after it), but before a trailing
+/// `__bp_interactive_mode` (review xq: bash-preexec's `preexec` ran at the prompt with the
+/// previous command, and the typed one got none), which it runs again at the prompt where it
+/// finds it newly after itself (bash-preexec's first).
 macro_rules! bash_functions {
     () => {
         r#"__termloom_prompt() {
@@ -118,20 +125,41 @@ __termloom_marks() {
         PROMPT_COMMAND="__termloom_prompt$n${pc%$n}"
     fi
     # A theme appended to PROMPT_COMMAND after startup runs after this step: it goes last
-    # again (an array's element the user appended to, bash 5.1+, was element 0: this one ran last).
+    # again (an array's element the user appended to, bash 5.1+, was element 0: this one ran
+    # last), but before a preexec framework's arming step (bash-preexec's, an element or the
+    # last line): a command run after it fires the DEBUG trap at the prompt, taking the typed
+    # command's preexec.
+    local arm=__bp_interactive_mode armed= t
     if (( BASH_VERSINFO[0] * 100 + BASH_VERSINFO[1] >= 501 )) && [[ ${PROMPT_COMMAND@a} == *a* ]]; then
         # An element put ahead of element 0 (`PROMPT_COMMAND=(hook "${PROMPT_COMMAND[@]}")`)
         # had the prompt step put first in it: it is taken out of the others.
-        if [[ "${PROMPT_COMMAND[-1]}" != __termloom_marks || "${PROMPT_COMMAND[*]:1}" == *__termloom_prompt* ]]; then
-            local kept=("$PROMPT_COMMAND")
-            for k in "${PROMPT_COMMAND[@]:1}"; do
-                k="${k//__termloom_prompt[;$n]/}"
-                [[ -z "$k" || "$k" == __termloom_prompt || "$k" == __termloom_marks ]] || kept+=("$k")
-            done
-            PROMPT_COMMAND=("${kept[@]}" __termloom_marks)
+        local kept=("$PROMPT_COMMAND")
+        for k in "${PROMPT_COMMAND[@]:1}"; do
+            k="${k//__termloom_prompt[;$n]/}"
+            [[ -z "$k" || "$k" == __termloom_prompt || "$k" == __termloom_marks ]] || kept+=("$k")
+        done
+        t="${kept[-1]%"${kept[-1]##*[!;$n ]}"}"
+        if [[ ${#kept[@]} -gt 1 && "$t" == "$arm" ]]; then
+            unset 'kept[-1]'
+            armed=1
+        elif [[ "$t" == *[\;$n\ ]"$arm" ]]; then
+            t="${t%"$arm"}"
+            kept[-1]="${t%"${t##*[!;$n ]}"}"
+            armed=1
         fi
-    elif [[ "$PROMPT_COMMAND" != *"$n"__termloom_marks ]]; then
-        PROMPT_COMMAND="${PROMPT_COMMAND//"$n"__termloom_marks/"$n":}$n"__termloom_marks
+        kept+=(__termloom_marks ${armed:+"$arm"})
+        if [[ "${kept[*]@Q}" != "${PROMPT_COMMAND[*]@Q}" ]]; then PROMPT_COMMAND=("${kept[@]}"); fi
+    else
+        t="${PROMPT_COMMAND%"${PROMPT_COMMAND##*[!;$n ]}"}"
+        if [[ "$t" == *[\;$n\ ]"$arm" ]]; then
+            t="${t%"$arm"}"
+            t="${t%"${t##*[!;$n ]}"}"
+            armed=1
+        fi
+        if [[ "$t" != *"$n"__termloom_marks || -n $armed && "$PROMPT_COMMAND" != *"$n"__termloom_marks"$n$arm" ]]; then
+            t="${t//"$n"__termloom_marks/"$n":}"
+            PROMPT_COMMAND="${t%"$n":}$n"__termloom_marks${armed:+"$n$arm"}
+        fi
     fi
     if ! shopt -q promptvars; then want="$__termloom_key"; other='${__termloom_key-}'; fi
     if [[ "$PS1" == *"$b$other$e"* ]]; then PS1=${PS1//"$b$other$e"/"$b$want$e"}; fi
@@ -139,7 +167,12 @@ __termloom_marks() {
     if [[ -n "${__termloom_had-}" && "$PS1" != *"$b$want$e"* ]]; then PS1="$PS1$b$want$e"'\]'; fi
     # Holding the key itself, they go to no command (an export, `set -a`, would hand it on).
     if ! shopt -q promptvars; then export -n PS1 PS0; fi
+    # An arming step newly found after this one (bash-preexec's install ran it at this prompt,
+    # or it ran before this step): the DEBUG trap took this step for the typed command, so it is
+    # run again (once: from the next prompt it runs after this step).
+    k=${__termloom_armed-} __termloom_armed=$armed
     if [[ $a == *a* ]]; then set -a; fi
+    if [[ -n $armed && -z $k ]] && declare -F "$arm" >/dev/null; then "$arm"; fi
     return 0
 }
 "#
