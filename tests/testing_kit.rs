@@ -502,32 +502,42 @@ add-zsh-hook precmd loader
 /// `PROMPT_COMMAND` a copy of itself a prompt, each run every prompt (review xo's price: the
 /// marks step put the prompt step back first, leaving the hook's earlier copy behind it). The
 /// copy already behind the prompt step is dropped: it runs once a prompt, exit codes kept.
+/// Also when it puts itself first with `; ` (review xq: the separator's blank was kept, and
+/// `PROMPT_COMMAND` grew a byte a prompt).
 #[test]
 fn a_kit_bash_hook_going_first_every_prompt_runs_once_a_prompt() {
     if !require("bash") {
         return;
     }
     let long = Duration::from_secs(20);
-    let rc = "PS1='h> '\nn=0\nh() { n=$((n+1)); [[ $PROMPT_COMMAND == h\\;* ]] || PROMPT_COMMAND=\"h;$PROMPT_COMMAND\"; }\nPROMPT_COMMAND=h\n";
-    let shell = TestSession::builder("bash")
-        .arg("--noprofile")
-        .file(".bashrc", rc)
-        .shell_integration(true)
-        .start();
-    shell.wait_until(Until::prompt());
-    let mut runs = Vec::new();
-    for _ in 0..4 {
-        let result = shell.run_command("(exit 5)", long).unwrap();
-        assert_eq!(result.exit_code, Some(5), "{result:?}");
-        let result = shell.run_command("echo $n ${#PROMPT_COMMAND}", long).unwrap();
-        assert_eq!(result.exit_code, Some(0), "{result:?}");
-        let words: Vec<u64> =
-            result.output.split_whitespace().map(|w| w.parse().unwrap()).collect();
-        runs.push((words[0], words[1]));
-    }
-    // One run of the hook a prompt (two prompts a round), PROMPT_COMMAND the same length.
-    for pair in runs.windows(2) {
-        assert_eq!((pair[1].0 - pair[0].0, pair[1].1), (2, pair[0].1), "{runs:?}");
+    for separator in [";", "; "] {
+        let rc = format!(
+            "PS1='h> '\nn=0\nh() {{ n=$((n+1)); [[ $PROMPT_COMMAND == h\\;* ]] || PROMPT_COMMAND=\"h{separator}$PROMPT_COMMAND\"; }}\nPROMPT_COMMAND=h\n"
+        );
+        let shell = TestSession::builder("bash")
+            .arg("--noprofile")
+            .file(".bashrc", rc)
+            .shell_integration(true)
+            .start();
+        shell.wait_until(Until::prompt());
+        let mut runs = Vec::new();
+        for _ in 0..4 {
+            let result = shell.run_command("(exit 5)", long).unwrap();
+            assert_eq!(result.exit_code, Some(5), "{result:?}");
+            let result = shell.run_command("echo $n ${#PROMPT_COMMAND}", long).unwrap();
+            assert_eq!(result.exit_code, Some(0), "{result:?}");
+            let words: Vec<u64> =
+                result.output.split_whitespace().map(|w| w.parse().unwrap()).collect();
+            runs.push((words[0], words[1]));
+        }
+        // One run of the hook a prompt (two prompts a round), PROMPT_COMMAND the same length.
+        for pair in runs.windows(2) {
+            assert_eq!(
+                (pair[1].0 - pair[0].0, pair[1].1),
+                (2, pair[0].1),
+                "{separator:?}: {runs:?}"
+            );
+        }
     }
 }
 

@@ -81,7 +81,7 @@ use crate::term::scan::MarkKey;
 /// (bash-preexec: `$?` was already 0, and its `precmd` theme's `PS1` lost the mark), so the
 /// status is the command's (`PIPESTATUS` is not kept for the hook), the hook's copy already
 /// behind it dropped (one that puts itself first every prompt grew `PROMPT_COMMAND` a copy a
-/// prompt), and marks the `PS1` of that prompt; in a bash 5.1+ array it is taken out of the
+/// prompt; review xq: with `; `, a byte), and marks the `PS1` of that prompt; in a bash 5.1+ array it is taken out of the
 /// elements after the first (a hook put ahead as an element of its own), and
 /// `__termloom_marks` is put back last (a theme appended after it), but before a trailing
 /// `__bp_interactive_mode` (review xq: bash-preexec's `preexec` ran at the prompt with the
@@ -119,7 +119,10 @@ __termloom_marks() {
             rest="${rest#"${rest%%[! ]*}"}"
             core="${ahead%"${ahead##*[!;$n ]}"}"
             if [[ -n "$core" && "$rest" == "$core"[\;$n]* ]]; then rest="${rest#"$core"?}"; fi
-            pc="$ahead$rest"
+            # Each joined by a line of its own: a separator's blank (`h; $PROMPT_COMMAND`)
+            # kept would grow PROMPT_COMMAND a byte a prompt.
+            rest="${rest#"${rest%%[! ]*}"}"
+            pc="${core:+$core$n}$rest"
         fi
         pc="${pc//__termloom_prompt[;$n]/}"
         PROMPT_COMMAND="__termloom_prompt$n${pc%$n}"
