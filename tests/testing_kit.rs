@@ -661,7 +661,7 @@ fn a_kit_zsh_leaves_zdotdir_and_a_zlogins_ps1_as_zsh_would() {
 /// nothing is created globally from a function (a warning at the first prompt), and the
 /// integration runs at all (`precmd_functions: parameter not set`, no marks). A `PS1` the
 /// user did not export stays unexported, `allexport` or not. `no_prompt_percent` draws no
-/// `%{%}`.
+/// `%{%}`, and exports nothing of termloom's.
 #[test]
 fn a_kit_zsh_with_allexport_warn_create_global_and_nounset_marks_its_prompts() {
     if !require("zsh") {
@@ -692,6 +692,23 @@ fn a_kit_zsh_with_allexport_warn_create_global_and_nounset_marks_its_prompts() {
     let result = shell.run_command("echo typed", long).unwrap();
     assert_eq!((result.output.as_str(), result.exit_code), ("typed\n", Some(0)), "{result:?}");
     assert_eq!(shell.last_lines(3), ["z> echo typed", "typed", "z> "], "{}", shell.screen());
+    // Nothing of termloom's reaches a command under `allexport` with `no_prompt_percent`
+    // either (review xq: `__termloom_pp=` was in every command's environment), set at the
+    // prompt or in `.zshrc` with prompts holding `%`.
+    let rc = "PS1='z%# '\nPS2='c%_> '\nRPS1='r%'\nsetopt allexport no_prompt_percent\n";
+    let from_rc = TestSession::builder("zsh").file(".zshrc", rc).shell_integration(true).start();
+    from_rc.wait_until(Until::prompt());
+    for shell in [shell, from_rc] {
+        for _ in 0..2 {
+            let leaked = "env | grep '__termloom\\|^PS1=\\|^PS2=\\|^RPS1='; echo end";
+            let result = shell.run_command(leaked, long).unwrap();
+            assert_eq!(
+                (result.output.as_str(), result.exit_code),
+                ("end\n", Some(0)),
+                "{result:?}"
+            );
+        }
+    }
 }
 
 /// zsh under `setopt no_prompt_percent` (helper ir): the mark went into `PS1` without `%{ %}`

@@ -35,7 +35,8 @@
 //! those the user's files may leave unset as `nounset` allows (`${PS0-}`), as bash's does.
 //! With `setopt no_prompt_percent` (`%{ %}` would be shown, and a mark without them counted
 //! in the prompt's width) `prompt_percent` is on while the prompt is shown, the `%` of `PS1`,
-//! `PS2`, `RPS1`, `RPS2` and `SPROMPT` doubled (drawn as before), both undone by the next hook;
+//! `PS2`, `RPS1`, `RPS2` and `SPROMPT` doubled (drawn as before; under `allexport` neither
+//! its flag nor a prompt the user did not export is exported), both undone by the next hook;
 //! not with `prompt_subst` as well (what its substitutions print would be read for `%`
 //! escapes): the mark goes without `%{ %}` then, counted in the width (a wrapped line edited
 //! draws askew).
@@ -260,7 +261,9 @@ __termloom_precmd() {
 # mark goes without them (and counts in the width).
 __termloom_percent_on() {
     local v
+    # (`allexport` would export the flag, to every command: unexported, as __termloom_export.)
     __termloom_pp=1 __termloom_percent=()
+    typeset -g +x __termloom_pp
     setopt prompt_percent
     for v in PS1 PS2 RPS1 RPS2 SPROMPT; do
         [[ "${(P)v-}" == *%* ]] || continue
@@ -280,6 +283,7 @@ __termloom_percent_off() {
         fi
     done
     __termloom_pp= __termloom_percent=()
+    typeset -g +x __termloom_pp
     unsetopt prompt_percent
 }
 # PS1's mark, made from the key where it is needed: no variable holds it (`print` of one would
@@ -302,11 +306,14 @@ __termloom_mark() {
     if [[ "${precmd_functions[-1]-}" != __termloom_mark ]]; then
         precmd_functions=(${precmd_functions:#__termloom_mark} __termloom_mark)
     fi
+    # Whether the user's PS1 is exported, seen before the `%` doubling's assignment (which
+    # `allexport` exports).
+    local was="${(t)PS1}"
     # (Not with prompt_subst: what its substitutions print would be read for `%` escapes.)
     [[ -o prompt_percent || -o prompt_subst ]] || __termloom_percent_on
     __termloom_b
     [[ "$PS1" == *"$REPLY" ]] && return 0
-    if [[ "${(t)PS1}" == *export* ]]; then __termloom_export=1; else __termloom_export=; fi
+    if [[ "$was" == *export* ]]; then __termloom_export=1; else __termloom_export=; fi
     typeset -g +x __termloom_export
     PS1="$PS1$REPLY"
     typeset -g +x PS1
