@@ -15,7 +15,10 @@
 //! `preexec` was then not run; at the prompt that finds it newly after the step, bash-preexec's
 //! first, the step runs it again, so the first command gets its `preexec` too). A `readonly
 //! PROMPT_COMMAND` takes no step: `PS1` prints the first step's marks itself (`$?`, the
-//! command's status as the prompt is drawn; a theme replacing `PS1` is not marked again).
+//! command's status as the prompt is drawn; a theme replacing `PS1` is not marked again), which
+//! needs `promptvars`: after `shopt -u promptvars` they carry `$?` and the key's variable
+//! unexpanded, so none counts: the shell reads as still running that command, and later
+//! commands are refused (review xq).
 //! `set -a` (`allexport`) is off while the file and the steps run: nothing of termloom's is
 //! exported. With `--norc` no file is read, so the same three
 //! variables are set in the environment instead, and the first prompt's `PROMPT_COMMAND`
@@ -198,7 +201,8 @@ case $- in *a*) __termloom_a=1; set +a ;; *) __termloom_a= ;; esac
 PS0="${PS0-}"'\033]133;C;k=${__termloom_key-}\007'
 if ! ( PROMPT_COMMAND= ) 2>/dev/null; then
     # A readonly PROMPT_COMMAND takes no step: PS1 prints the prompt step's marks, `$?` being
-    # the command's status as it is shown (a theme replacing PS1 is not marked again).
+    # the command's status as it is shown (a theme replacing PS1 is not marked again; with
+    # `shopt -u promptvars` nothing in it expands: no mark carries the key).
     PS1='\[\033]133;D;$?;k=${__termloom_key-}\007\033]133;A;k=${__termloom_key-}\007\]'"${PS1-}"'\[\033]133;B;k=${__termloom_key-}\007\]'
     export -n PS1 PS0
 else
