@@ -547,8 +547,7 @@ fn a_command_substitutions_program_is_named_while_it_runs() {
     let name = |status: &termloom::Status| status.foreground.as_ref().map(|p| p.name.clone());
     assert_eq!(name(&sh.status().unwrap()).as_deref(), Some("bash"));
     sh.submit("x=$(sleep 30)").unwrap();
-    let outcome = expect(&sh, Until::quiet(Duration::from_millis(300)));
-    assert_eq!(name(&outcome.status).as_deref(), Some("sleep"), "{outcome}");
+    quiet_until_named(&sh, "sleep");
     let status = sh.status().unwrap();
     assert_eq!(name(&status).as_deref(), Some("sleep"), "{status:?}");
     sh.send_keys("<C-c>").unwrap();
@@ -556,11 +555,26 @@ fn a_command_substitutions_program_is_named_while_it_runs() {
     assert_eq!(name(&outcome.status).as_deref(), Some("bash"), "{outcome}");
     // Through the subshell that runs a pipeline: its last command.
     sh.submit("x=$(echo 1 | sleep 30)").unwrap();
-    let outcome = expect(&sh, Until::quiet(Duration::from_millis(300)));
-    assert_eq!(name(&outcome.status).as_deref(), Some("sleep"), "{outcome}");
+    quiet_until_named(&sh, "sleep");
     sh.send_keys("<C-c>").unwrap();
     expect(&sh, Until::input_wait());
     sh.close().unwrap();
+}
+
+/// Waits, quiet a little longer each time (300 ms more, up to 20 s of quiet in all), until a
+/// status taken at the end of the wait names `program` in the foreground, and returns it: a
+/// shell on a loaded machine may not have started its command after a first short quiet.
+fn quiet_until_named(session: &Session, program: &str) -> termloom::Status {
+    let mut seen = Vec::new();
+    for step in 1..=66u64 {
+        let outcome = expect(session, Until::quiet(Duration::from_millis(300 * step)));
+        let name = outcome.status.foreground.as_ref().map(|p| p.name.clone());
+        if name.as_deref() == Some(program) {
+            return outcome.status;
+        }
+        seen.push(name);
+    }
+    panic!("the status never named {program}: {seen:?}");
 }
 
 #[test]
