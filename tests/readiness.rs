@@ -6,7 +6,8 @@ use std::time::{Duration, Instant};
 
 use common::*;
 use termloom::{
-    Activity, Error, InputKind, Location, Screen, Session, SpawnSpec, Until, shell_program,
+    Activity, Config, Engine, Error, InputKind, Location, Screen, Session, SpawnSpec, Until,
+    shell_program,
 };
 
 /// zsh with shell integration at its first prompt, its `HOME` a directory of its own
@@ -558,6 +559,27 @@ fn a_command_substitutions_program_is_named_while_it_runs() {
     quiet_until_named(&sh, "sleep");
     sh.send_keys("<C-c>").unwrap();
     expect(&sh, Until::input_wait());
+    sh.close().unwrap();
+}
+
+/// A shell reading the terminal (`read x`) is named itself while a program it started earlier
+/// in its group runs (a process substitution's, `exec 3< <(sleep 30)`): only a shell reading a
+/// pipe reads its command's output. Such a status named `sleep` until the input wait was seen
+/// (`input_settle`, made long here so that the status is taken before it).
+#[test]
+fn a_shell_reading_the_terminal_is_named_itself_beside_a_process_substitution() {
+    if !require("bash") {
+        return;
+    }
+    let config = Config { input_settle: Duration::from_secs(10), ..Config::default() };
+    let engine = Engine::new(config).expect("engine starts");
+    let sh = bash(&engine);
+    sh.submit("exec 3< <(sleep 30); echo read''ing; read x").unwrap();
+    expect(&sh, Until::text("reading"));
+    let outcome = expect(&sh, Until::quiet(Duration::from_millis(500)));
+    let name = outcome.status.foreground.as_ref().map(|p| p.name.as_str());
+    assert_eq!(name, Some("bash"), "{outcome}");
+    sh.send_keys("<C-c>").unwrap();
     sh.close().unwrap();
 }
 

@@ -333,16 +333,17 @@ pub(crate) const SHELLS: &[&str] = &["bash", "zsh", "sh", "dash", "ksh", "mksh",
 /// (`x=$(fzf)`, `x=$(sleep 30)`) in the group it leads, and reads its pipe, so the group,
 /// named by its leader, read `bash running` while fzf loaded its list. The newest of
 /// `shell`'s live children in group `shell`, and its name ([`program_name`]), while the shell
-/// sleeps in `read`, or, while that child is a shell too (the subshell of `x=$(a | fzf)`),
-/// its own newest child there, down to 4 levels; `None` when the shell does not sleep in
-/// `read` (a shell waiting for a command to end: `sh -c 'while sleep 1; do :; done'` is the
-/// shell's loop), has no such child (a builtin) or more than 64, or where `/proc` cannot
-/// tell. Read from the `syscall` and `children` files, with no scan of `/proc` (a status
+/// sleeps reading a pipe, or, while that child is a shell too (the subshell of `x=$(a | fzf)`),
+/// its own newest child there, down to 4 levels; `None` when the shell does not sleep reading
+/// a pipe (a shell waiting for a command to end: `sh -c 'while sleep 1; do :; done'` is the
+/// shell's loop; a shell reading the terminal: `read x` while `exec 3< <(sleep 3)`'s `sleep`
+/// runs is the shell's own read), has no such child (a builtin) or more than 64, or where `/proc` cannot
+/// tell. Read from the `syscall`, `fd` and `children` files, with no scan of `/proc` (a status
 /// taken on the reactor's thread makes none).
 pub(crate) fn shell_command(shell: i32) -> Option<(i32, String)> {
     #[cfg(target_os = "linux")]
     {
-        if !linux::sleeps_in_read(shell) {
+        if !linux::reads_pipe(shell) {
             return None;
         }
         let mut parent = shell;

@@ -173,12 +173,25 @@ pub(super) fn children_listed(parent: i32, most: usize) -> Option<Vec<ProcStat>>
     children_within(parent, Some(&[]), most)
 }
 
-/// See [`super::shell_command`]: whether process `pid`'s first thread sleeps in `read` (a
-/// shell reading a command substitution's pipe), not in `wait4` (a shell waiting for a
-/// command to end, as a script's loop does), from its `syscall` file.
-pub(super) fn sleeps_in_read(pid: i32) -> bool {
+/// See [`super::shell_command`]: whether process `pid`'s first thread sleeps in a read-family
+/// call on a pipe (a shell reading a command substitution's output), from its `syscall` file
+/// and the link of the descriptor the call reads (`fd/N`, `pipe:[…]`): not in `wait4` (a
+/// shell waiting for a command to end, as a script's loop does), nor reading the terminal
+/// (`read x` while a process substitution's program runs: `exec 3< <(sleep 3); read x`).
+pub(super) fn reads_pipe(pid: i32) -> bool {
     let base = format!("/proc/{pid}/task/{pid}");
-    matches!(thread::look(&base), thread::Look::Sleeping { activity: super::Activity::Input(name), .. } if name == "read")
+    let thread::Look::Sleeping { activity: super::Activity::Input(name), syscall, .. } =
+        thread::look(&base)
+    else {
+        return false;
+    };
+    let Some(fd) = thread::is_read(&name).then(|| thread::syscall_arg(&syscall, 0)).flatten()
+    else {
+        return false;
+    };
+    let Ok(fd) = i32::try_from(fd) else { return false };
+    fs::read_link(format!("{base}/fd/{fd}"))
+        .is_ok_and(|target| target.to_string_lossy().starts_with("pipe:["))
 }
 
 /// See [`super::alone_in_session`].
