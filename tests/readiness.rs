@@ -554,8 +554,14 @@ fn a_command_substitutions_program_is_named_while_it_runs() {
     sh.send_keys("<C-c>").unwrap();
     let outcome = expect(&sh, Until::input_wait());
     assert_eq!(name(&outcome.status).as_deref(), Some("bash"), "{outcome}");
-    // Through the subshell that runs a pipeline: its last command.
+    // Through the subshell that runs a pipeline: its command.
     sh.submit("x=$(echo 1 | sleep 30)").unwrap();
+    quiet_until_named(&sh, "sleep");
+    sh.send_keys("<C-c>").unwrap();
+    expect(&sh, Until::input_wait());
+    // Of a pipeline, the command doing the work, not the last one, asleep reading its pipe
+    // (`x=$(list | fzf | sed s/a/b/)` named `sed` while fzf loaded its list).
+    sh.submit("x=$(echo 1 | sleep 30 | cat)").unwrap();
     quiet_until_named(&sh, "sleep");
     sh.send_keys("<C-c>").unwrap();
     expect(&sh, Until::input_wait());

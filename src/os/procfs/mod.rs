@@ -328,13 +328,19 @@ pub(crate) fn group_name(pgrp: i32) -> Option<String> {
 /// leads ([`shell_command`]).
 pub(crate) const SHELLS: &[&str] = &["bash", "zsh", "sh", "dash", "ksh", "mksh", "fish"];
 
+/// How many of a shell's newest children in its group [`shell_command`] asks, newest first,
+/// whether they sleep reading a pipe (one `syscall` file each, and a descriptor's link).
+const PIPELINE_LOOKS: usize = 8;
+
 /// The program a shell runs in its own process group and reads the output of, for a status
 /// to name while the group is not found waiting: bash runs a command substitution's program
 /// (`x=$(fzf)`, `x=$(sleep 30)`) in the group it leads, and reads its pipe, so the group,
-/// named by its leader, read `bash running` while fzf loaded its list. The newest of
-/// `shell`'s live children in group `shell`, and its name ([`program_name`]), while the shell
-/// sleeps reading a pipe, or, while that child is a shell too (the subshell of `x=$(a | fzf)`),
-/// its own newest child there, down to 4 levels; `None` when the shell does not sleep reading
+/// named by its leader, read `bash running` while fzf loaded its list. Among `shell`'s live
+/// children in group `shell`, the newest that does not sleep reading a pipe (the one doing the
+/// work: in `x=$(list | fzf | sed s/a/b/)` fzf, not `sed` waiting on it; of the
+/// [`PIPELINE_LOOKS`] newest), else the newest, and its name ([`program_name`]), while the
+/// shell sleeps reading a pipe, or, while that child is a shell too (the subshell of
+/// `x=$(a | fzf)`), its own child there, chosen so, down to 4 levels; `None` when the shell does not sleep reading
 /// a pipe (a shell waiting for a command to end: `sh -c 'while sleep 1; do :; done'` is the
 /// shell's loop; a shell reading the terminal: `read x` while `exec 3< <(sleep 3)`'s `sleep`
 /// runs is the shell's own read), has no such child (a builtin) or more than 64, or where `/proc` cannot
@@ -350,15 +356,19 @@ pub(crate) fn shell_command(shell: i32) -> Option<(i32, String)> {
         let mut found = None;
         for _ in 0..4 {
             let Some(children) = linux::children_listed(parent, 64) else { break };
-            let newest = children
+            let mut members: Vec<&ProcStat> =
+                children.iter().filter(|stat| stat.pgrp == shell).collect();
+            members.sort_unstable_by_key(|stat| std::cmp::Reverse((stat.starttime, stat.pid)));
+            let Some(&newest) = members.first() else { break };
+            let working = members
                 .iter()
-                .filter(|stat| stat.pgrp == shell)
-                .max_by_key(|stat| (stat.starttime, stat.pid));
-            let Some(newest) = newest else { break };
-            let name = program_name(newest.pid).unwrap_or_else(|| newest.comm.clone());
+                .take(PIPELINE_LOOKS)
+                .find(|stat| !linux::reads_pipe(stat.pid))
+                .map_or(newest, |stat| *stat);
+            let name = program_name(working.pid).unwrap_or_else(|| working.comm.clone());
             let shell_again = SHELLS.contains(&name.as_str());
-            parent = newest.pid;
-            found = Some((newest.pid, name));
+            parent = working.pid;
+            found = Some((working.pid, name));
             if !shell_again {
                 break;
             }
