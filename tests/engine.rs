@@ -846,6 +846,42 @@ fn a_line_read_before_a_full_screen_program_took_the_screen_is_not_read_again() 
     sh.close().unwrap();
 }
 
+/// A line rewritten at the cursor after it was read, before a full-screen program took the
+/// screen, is read rewritten, with its new text, once the program is back, and a read while
+/// the program is up has nothing new: that read was marked `rewritten` with no text (the line
+/// left out as the hidden tail's cursor line, where the reader had been given `abc`).
+#[test]
+fn a_line_rewritten_before_a_full_screen_program_took_the_screen_is_read_when_it_is_back() {
+    if !require("bash") {
+        return;
+    }
+    let engine = engine();
+    let sh = bash(&engine);
+    expect(&sh, Until::input_wait());
+    sh.submit(concat!(
+        r"printf 'a%sc' b; read -rsn1; printf '\\rx%sz\\e[?1049h\\e[HU%s' y P; read -rsn1; ",
+        r"printf '\\e[?1049l'; read -rsn1"
+    ))
+    .unwrap();
+    expect(&sh, Until::text("abc"));
+    expect(&sh, Until::input_wait());
+    let given = sh.read().unwrap();
+    assert!(given.text.ends_with("abc"), "{given:?}");
+    sh.send_keys("k").unwrap();
+    expect(&sh, Until::screen_contains("UP"));
+    expect(&sh, Until::input_wait());
+    let up = sh.read().unwrap();
+    assert_eq!((up.text.as_str(), up.rewritten), ("", false), "{up:?}");
+    sh.send_keys("k").unwrap();
+    expect(&sh, Until::screen_contains("xyz"));
+    expect(&sh, Until::input_wait());
+    let back = sh.read().unwrap();
+    assert_eq!((back.text.as_str(), back.rewritten), ("xyz", true), "{back:?}");
+    sh.send_keys("k").unwrap();
+    expect(&sh, Until::screen_contains("xyz$ "));
+    sh.close().unwrap();
+}
+
 #[test]
 fn wide_and_combining_characters() {
     if !require(&shell_program()) {

@@ -143,15 +143,29 @@ impl Terminal {
     /// The part of the transcript new to `reader` (see [`Transcript::read`]), up to
     /// `max_bytes`.
     pub(crate) fn read(&mut self, reader: u64, max_bytes: usize) -> Output {
-        let mut tail = self.readable_tail();
-        let hidden_line = self.emulator.hidden_cursor_line();
+        let tail = self.readable_tail();
+        self.as_reader_over(reader, tail, |t, tail| t.read(tail, max_bytes))
+    }
+
+    /// Runs `f` on the transcript as `reader` ([`Transcript::as_reader`]), with `tail`, the
+    /// lines beyond the settled transcript that a read or a move to the end takes: the
+    /// commands the shell ended counted as seen, and, while a full-screen program hides the
+    /// primary screen, the cursor's line the reader was given kept in `tail`
+    /// ([`Transcript::keep_given_hidden_line`]).
+    fn as_reader_over<T>(
+        &mut self,
+        reader: u64,
+        mut tail: Option<Vec<String>>,
+        f: impl FnOnce(&mut Transcript, Option<&[String]>) -> T,
+    ) -> T {
+        let hides_line = self.emulator.hidden_cursor_line().is_some();
         let commands = self.shell.commands;
         self.transcript.as_reader(reader, |t| {
             t.set_commands_seen(commands);
-            if let (Some(tail), Some(line)) = (tail.as_mut(), hidden_line) {
-                t.keep_given_hidden_line(tail, line);
+            if let Some(tail) = tail.as_mut().filter(|_| hides_line) {
+                t.keep_given_hidden_line(tail);
             }
-            t.read(tail.as_deref(), max_bytes)
+            f(t, tail.as_deref())
         })
     }
 
@@ -298,18 +312,12 @@ impl Terminal {
     /// output it was given).
     pub(crate) fn skip_to_end(&mut self, reader: u64) {
         // (Past the primary screen's lines while a full-screen program hides them too, as
-        // reads take them: they are unchanged when it ends.)
+        // reads take them: they are unchanged when it ends. All blank, they are moved past
+        // too, where a read leaves them out ([`Terminal::readable_tail`]): a read gives
+        // nothing of them either way, and a move past them is a move to the end.)
         let hidden = || self.emulator.readable_hidden_tail().map(std::borrow::Cow::into_owned);
-        let mut tail = self.tail().or_else(hidden);
-        let hidden_line = self.emulator.hidden_cursor_line();
-        let commands = self.shell.commands;
-        self.transcript.as_reader(reader, |t| {
-            t.set_commands_seen(commands);
-            if let (Some(tail), Some(line)) = (tail.as_mut(), hidden_line) {
-                t.keep_given_hidden_line(tail, line);
-            }
-            t.skip_to_end(tail.as_deref());
-        });
+        let tail = self.tail().or_else(hidden);
+        self.as_reader_over(reader, tail, |t, tail| t.skip_to_end(tail));
     }
 
     /// What a command typed at the prompt would move `reader` past without its having read

@@ -465,21 +465,23 @@ impl Transcript {
     }
 
     /// Puts back in a hidden tail read as [`Emulator::readable_hidden_tail`] gives it (its
-    /// last line, the cursor's, left empty) what the served reader was given of that line,
-    /// `line` as the primary screen holds it, before the full-screen program hid it: read at
-    /// the cursor before the program took the screen (vim's `Press ENTER or type command to
-    /// continue` after `:!cmd`), the line is no news, neither erased nor to be read again once
-    /// the program is back and the line goes on (an empty line there rewound the reader to
-    /// the line's start, so the next read gave the whole line a second time).
+    /// last line, the cursor's, left empty) what the served reader was given of that line
+    /// before the full-screen program hid it: read at the cursor before the program took the
+    /// screen (vim's `Press ENTER or type command to continue` after `:!cmd`), the line is no
+    /// news while the program is up, neither erased nor to be read again once the program is
+    /// back and the line goes on (an empty line there rewound the reader to the line's start,
+    /// so the next read gave the whole line a second time). Rewritten since it was given
+    /// (`abc`, then `\rxyz`, then the alternate screen), it is no news while the program is up
+    /// either, and is read rewritten, with its text, once the program is back (a read while
+    /// the program was up was marked rewritten with no text).
     ///
     /// [`Emulator::readable_hidden_tail`]: crate::term::emulator::Emulator::readable_hidden_tail
-    pub(crate) fn keep_given_hidden_line(&self, tail: &mut [String], line: &str) {
+    pub(crate) fn keep_given_hidden_line(&self, tail: &mut [String]) {
         let number = self.end() + tail.len().saturating_sub(1) as u64;
         let given = self.reader.seen.iter().find(|seen| seen.number == number && !seen.complete);
         if let (Some(given), Some(last)) = (given, tail.last_mut())
             && last.is_empty()
             && !given.text.is_empty()
-            && line.starts_with(&given.text)
         {
             last.clone_from(&given.text);
         }
