@@ -78,6 +78,9 @@ pub(crate) struct Watch {
     pub held: bool,
     /// Whether another connection holds the session (another person took it over).
     pub held_by_other: Box<dyn Fn() -> bool + Send>,
+    /// Whether the server is stopping (it closes every session, which may be removed before
+    /// the watch sees it closed).
+    pub stopping: Box<dyn Fn() -> bool + Send>,
 }
 
 impl Watch {
@@ -89,7 +92,7 @@ impl Watch {
             if sent.is_written() {
                 match self.frame() {
                     Ok(frame) => self.send_changed(frame, &mut sent),
-                    Err(_) => return "the session is gone".to_owned(),
+                    Err(_) => return self.gone(),
                 }
             }
             let ended = match self.session.info().map(|info| (info.state, info.status)) {
@@ -98,7 +101,7 @@ impl Watch {
                 Ok((SessionState::Closed(how), status)) => {
                     Some(format!("the session was closed ({})", how.ending(status.ended_by_close)))
                 }
-                Err(_) => Some("the session is gone".to_owned()),
+                Err(_) => Some(self.gone()),
             };
             if let Some(ended) = ended {
                 // The screen as the program left it: what it printed last came after the
@@ -111,6 +114,15 @@ impl Watch {
             if self.ended.wait(FRAME_INTERVAL) {
                 return "detached".to_owned();
             }
+        }
+    }
+
+    /// Why the watch stopped when its session is no longer there: closed by the server
+    /// stopping (said as a close, which the client tells as the server stopped), or gone.
+    fn gone(&self) -> String {
+        match (self.stopping)() {
+            true => "the session was closed (the server was stopped)".to_owned(),
+            false => "the session is gone".to_owned(),
         }
     }
 

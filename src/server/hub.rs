@@ -698,6 +698,7 @@ impl Connection {
         let hub = self.hub.clone();
         let number = self.number;
         let watching = hub.clone();
+        let stopping = hub.clone();
         let watch = attach::Watch {
             name: self.hub.names.name_of(id),
             session,
@@ -707,6 +708,7 @@ impl Connection {
             held_by_other: Box::new(move || {
                 watching.holder(id).is_some_and(|holder| holder != number)
             }),
+            stopping: Box::new(move || stopping.is_stopping()),
         };
         // Taken back when the thread cannot be started: the attachment is then answered with
         // the reason, or the person's `termloom attach` would wait for a frame forever.

@@ -376,10 +376,12 @@ pub(super) fn main(args: Vec<String>) -> ExitCode {
         ));
     }
     // A session closed under the person as the server stopped (it closes every session
-    // first): the attachment was lost with the server, said as such.
-    // The server is asked once whether it is gone.
-    let closed_under =
-        !failed && signalled.is_none() && reason.starts_with("the session was closed");
+    // first): the attachment was lost with the server, said as such. A session the server
+    // no longer has ("the session is gone", a server that removed it before its watch saw
+    // it closed) is asked about too. The server is asked once whether it is gone.
+    let closed_under = !failed
+        && signalled.is_none()
+        && (reason.starts_with("the session was closed") || reason == "the session is gone");
     let gone = signalled.is_none() && (failed || closed_under) && target.server_gone();
     failed |= closed_under && gone;
     let code = if let Some(signal) = signalled {
