@@ -356,6 +356,29 @@ pub(crate) fn sweep_left_overs() {
     });
 }
 
+/// Has `command`'s process sent SIGTERM when the thread that spawns it ends
+/// (`PR_SET_PDEATHSIG`): a test binary killed (a timeout, ^C) runs no `Drop`, and a server
+/// with `--idle-exit never` would otherwise be left running. SIGTERM, so that the server
+/// closes its sessions as it stops. The signal is the parent *thread*'s: the child is spawned
+/// on the test's thread, which outlives it (its `Drop` kills it first). Kept across `exec`
+/// (`unshare`), not across a change of user (`setpriv --reuid`).
+pub(crate) fn dies_with_this_process(command: &mut std::process::Command) {
+    use std::os::unix::process::CommandExt;
+    let parent = rustix::process::getpid();
+    // SAFETY: the closure makes two system calls and allocates nothing, as is allowed
+    // between fork and exec.
+    unsafe {
+        command.pre_exec(move || {
+            rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::TERM))?;
+            // The parent gone before the signal was set: none would come.
+            if rustix::process::getppid() != Some(parent) {
+                return Err(std::io::Error::other("the test process is gone"));
+            }
+            Ok(())
+        });
+    }
+}
+
 /// Starts `termloom server --socket SOCKET EXTRA...` in the foreground (with `--idle-exit
 /// never` unless `extra` sets it); returns once it says it listens, its log drained from
 /// then on so that it never blocks on a full pipe.
@@ -382,6 +405,7 @@ pub(crate) fn start_server_under(
         }
         None => std::process::Command::new(termloom),
     };
+    dies_with_this_process(&mut command);
     let mut child = command
         .args(["server", "--socket"])
         .arg(socket)
