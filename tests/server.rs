@@ -2457,10 +2457,24 @@ mod attach {
     /// What a person types that the session cannot take (its input queue full, its program
     /// reading nothing) is refused, and the person is told, on the status line and on
     /// leaving: it was lost without a word.
+    /// After typing 400 KB the person's `termloom attach` reads its terminal to the end
+    /// (Ctrl-] included) while its event loop still sends the ~390 reads of 1 KiB and the
+    /// server refuses each, in order, before it answers the release: its keyboard thread
+    /// waits in a read of the terminal, its screen unchanged, and the kit's 2 s grace took
+    /// that for stuck on a loaded machine (3 runs in 8, four test binaries at once). The
+    /// grace here is the tests' generous timeout: a client that never leaves still fails.
+    const DRAINING: Option<Duration> = Some(LONG);
+
     #[test]
     fn input_the_session_refuses_is_shown_to_the_person() {
         let server = deaf_session();
-        let person = attach(&server, &["deaf", "--takeover"]);
+        let person = TestSession::builder(TERMLOOM)
+            .args(["attach", "deaf", "--takeover", "--socket"])
+            .arg(&server.socket)
+            .size(80, 24)
+            .stuck_after(DRAINING)
+            .redact(Redactions::new().path(server.socket.parent().unwrap(), "[dir]"))
+            .start();
         person.wait_for_row(23, "you hold it");
         // More than the terminal's buffers and the queue hold together.
         person.session().send_bytes(&vec![b'x'; 400_000]).unwrap();
@@ -2510,6 +2524,7 @@ mod attach {
             .arg(&server.socket)
             .arg(stderr)
             .size(80, 24)
+            .stuck_after(DRAINING)
             .start();
         person.wait_for_screen_text("ready");
         person.session().send_bytes(&vec![b'x'; 400_000]).unwrap();
