@@ -588,6 +588,16 @@ mod tests {
             ("12/08/26 00:31:07", "[DATE] [TIME]"),
             ("12/08/2026, 8/12/2026, 2026/12/08", "[DATE], [DATE], [DATE]"),
             ("12/08 done, 3/4, 1/2/345, 2026/1/2", "12/08 done, 3/4, 1/2/345, 2026/1/2"),
+            // Triples that are no dates: a month above 12 or a day above 31 either way
+            // round, single digits before a two-digit year, and numbers in a path or after a
+            // version's dot.
+            ("frames 24/30/60, cache 4/8/16", "frames 24/30/60, cache 4/8/16"),
+            ("/proc/12/08/26 refs/pull/12/34/56", "/proc/12/08/26 refs/pull/12/34/56"),
+            ("go1.21/12/99 v2.12/08/26 x12/08/26", "go1.21/12/99 v2.12/08/26 x12/08/26"),
+            ("2024/13/01 2024/05/32 13/13/2024", "2024/13/01 2024/05/32 13/13/2024"),
+            // Real ones: either way round, at a line's start, after a space or a bracket.
+            ("31/12/2026 12/31/26 (1/9/2026)", "[DATE] [DATE] ([DATE])"),
+            ("05/17/24,17/05/24 2024/05/17", "[DATE],[DATE] [DATE]"),
         ];
         for (row, expected) in rows {
             assert_eq!(numbers.apply(row), expected, "{row}");

@@ -53,6 +53,21 @@ impl std::fmt::Debug for Redactions {
     }
 }
 
+/// The pattern of [`Redactions::dates`]' dates with slashes: a month (1 to 12) and a day (1
+/// to 31) in either order (US `%x`, or the day first), then a year of four digits, or of two
+/// when the month and day have two each (as `%x` and `%D` write them: `05/17/24`; `4/8/16` is
+/// a count as likely); or a year, a month and a day (`2024/05/17`). Not taken right after a
+/// `/`, a `.` or a word character: a path (`/proc/12/08/26`, `refs/pull/12/10/20`) or a
+/// version (`go1.21/12/99`). Group 1 is the character before, put back.
+fn slashed_dates() -> String {
+    let month = r"(?:0?[1-9]|1[0-2])";
+    let day = r"(?:0?[1-9]|[12]\d|3[01])";
+    let (month2, day2) = (r"(?:0[1-9]|1[0-2])", r"(?:0[1-9]|[12]\d|3[01])");
+    format!(
+        r"(^|[^/.\w])(?:\d{{4}}/{month2}/{day2}|(?:{month}/{day}|{day}/{month})/\d{{4}}|(?:{month2}/{day2}|{day2}/{month2})/\d{{2}})\b"
+    )
+}
+
 #[cfg(test)]
 thread_local! {
     /// How many patterns this thread compiled, for the tests.
@@ -439,9 +454,13 @@ impl Redactions {
     /// [`Redactions::clock_times`] for the time); and dates in numbers with slashes and a
     /// year: `2024/05/17`, and `05/17/24` or `05/17/2024` (the C locale's `%x` and `%D`, as
     /// `date +%x` and `strftime` write them in the kit's sessions; `17/05/2024` too, either
-    /// way round). A day and a month without a year (`12/08`) are left as they are: as
-    /// likely a ratio, a count or a page (`3/4`, `12/08 done`); a pattern of your own can
-    /// take them where a screen shows such a date ([`Redactions::regex`]). For dates with a
+    /// way round). A month is 1 to 12 and a day 1 to 31; a two-digit year is taken only after
+    /// a two-digit month and day (`4/8/16` is as likely a count); and no date is taken right
+    /// after a `/`, a `.` or a word character (`frames 24/30/60`, `cache 4/8/16`,
+    /// `/proc/12/08/26`, `go1.21/12/99` stay). A day and a month without a year (`12/08`)
+    /// are left as they are: as likely a ratio, a count or a page (`3/4`, `12/08 done`); a
+    /// pattern of your own can take them where a screen shows such a date
+    /// ([`Redactions::regex`]). For dates with a
     /// month's name, see [`Redactions::month_days`].
     ///
     /// ```
@@ -458,7 +477,7 @@ impl Redactions {
         // follows it, the hour's first digit (or `[TIME]`, redacted first), are matched and
         // put back.
         self.regex(r"\b\d{4}-\d{2}-\d{2}(T[\d\[]|\b)", "[DATE]${1}")
-            .regex(r"\b(?:\d{4}/\d{2}/\d{2}|\d{1,2}/\d{1,2}/(?:\d{4}|\d{2}))\b", "[DATE]")
+            .regex(&slashed_dates(), "${1}[DATE]")
     }
 
     /// Replaces durations with a unit (`1.5s`, `250ms`, `3 µs`, `2m10s`) with `[DURATION]`.
