@@ -7990,11 +7990,11 @@ fn a_host_closing_stdin_and_stdout_at_once_ends_the_server_as_its_input_end_does
         match round % 2 {
             0 => drop((input, output)),
             _ => {
-                // (Stdin 50 ms after stdout, as a host closing them one after the other: what
-                // the test is of, not a wait for the server, which it lets see stdout's end
-                // first.)
+                // Stdin once the server has seen stdout's end and waits for stdin's (its
+                // window), as a host closing them one after the other: the order the test is
+                // of.
                 drop(output);
-                std::thread::sleep(Duration::from_millis(50));
+                common::until_stdout_watch_waits_for_stdin(server.id());
                 drop(input);
             }
         }

@@ -1612,11 +1612,11 @@ fn an_mcp_hosts_proxy_closed_both_ways_in_either_order_exits_0() {
         let mut host = mcp_host_to(&server, Stdio::piped());
         let (input, output) = initialized(&mut host, "2025-11-25");
         match stdout_first {
-            // (Stdin 50 ms after stdout, as a host closing them one after the other: what the
-            // test is of, not a wait for the proxy, which it lets see stdout's end first.)
+            // Stdin once the proxy has seen stdout's end and waits for stdin's (its window),
+            // as a host closing them one after the other: the order the test is of.
             true => {
                 drop(output);
-                std::thread::sleep(Duration::from_millis(50));
+                common::until_stdout_watch_waits_for_stdin(host.id());
                 drop(input);
             }
             false => drop((input, output)),
